@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './free-port.js';
+import { baseEnv, spawnNode, type NodeProcess } from './node-process.js';
+
+/**
+ * A Parley server for one benchmark: started the way an operator starts it
+ * (`node --import tsx packages/server/src/cli/main.ts serve`), on loopback, SQLite in a fresh
+ * data directory, rate limits off (D27: benchmarks raise them), the operator API enabled.
+ */
+export interface ParleyServer {
+  readonly proc: NodeProcess;
+  readonly origin: string;
+  readonly gatewayUrl: string;
+  readonly adminToken: string;
+  readonly dataDir: string;
+  readonly dbFile: string;
+  /** stops the process (graceful), keeping the data directory */
+  stop(): Promise<void>;
+  /** stops it and deletes the data directory */
+  dispose(): Promise<void>;
+}
+
+export interface ParleyOptions {
+  label?: string;
+  /** extra PARLEY_* variables (e.g. PARLEY_HEARTBEAT_MS) */
+  env?: Record<string, string>;
+  /** reuse this data directory (a restart over seeded data) instead of a fresh one */
+  dataDir?: string;
+  cpuProfDir?: string | undefined;
+}
+
+export async function startParley(opts: ParleyOptions = {}): Promise<ParleyServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'parley-bench-'));
+  const dbFile = path.join(dataDir, 'parley.db');
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const adminToken = `bench-${randomBytes(16).toString('hex')}`;
+  const env: Record<string, string> = {
+    ...baseEnv(),
+    PARLEY_HOST: '127.0.0.1',
+    PARLEY_PORT: String(port),
+    PARLEY_PUBLIC_URL: origin,
+    PARLEY_DATA_DIR: dataDir,
+    PARLEY_DATABASE_URL: `sqlite:${dbFile}`,
+    PARLEY_ADMIN_TOKEN: adminToken,
+    PARLEY_LOG_LEVEL: 'warn',
+    PARLEY_RATE_GLOBAL: 'off',
+    PARLEY_RATE_MESSAGES: 'off',
+    PARLEY_RATE_GATEWAY: 'off',
+    // Empty values override anything a developer's .env file might set (real variables win).
+    PARLEY_REDIS_URL: '',
+    PARLEY_TLS_CERT: '',
+    PARLEY_TLS_KEY: '',
+    PARLEY_TOKEN_SECRET: '',
+    ...opts.env,
+  };
+  let proc: NodeProcess;
+  try {
+    proc = await spawnNode({
+      label: opts.label ?? 'parley server',
+      // BENCH_SERVER_SCRIPT: measure another entry point that accepts `serve` and the same
+      // PARLEY_* variables (a build, a branch's copy, or a stand-in when checking the benchmarks).
+      script: process.env['BENCH_SERVER_SCRIPT'] ?? 'packages/server/src/cli/main.ts',
+      args: ['serve'],
+      env,
+      readyText: 'Parley is running',
+      cpuProfDir: opts.cpuProfDir,
+    });
+  } catch (err) {
+    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const stop = (): Promise<void> => proc.stop();
+  return {
+    proc,
+    origin,
+    gatewayUrl: `ws://127.0.0.1:${port}/gateway`,
+    adminToken,
+    dataDir,
+    dbFile,
+    stop,
+    dispose: async () => {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** Resident set size of a process, in bytes, from /proc/<pid>/status (VmRSS). */
+export function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+  if (!m?.[1]) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(m[1]) * 1024;
+}
+
+export const MiB = 1024 * 1024;
+
+/** The soft limit on open files of this process (each socket is one). */
+export function openFileLimit(): number {
+  const limits = readFileSync('/proc/self/limits', 'utf8');
+  const m = /^Max open files\s+(\d+|unlimited)/m.exec(limits);
+  if (!m?.[1] || m[1] === 'unlimited') return Number.POSITIVE_INFINITY;
+  return Number(m[1]);
+}
+
+let ticksPerSecond: number | undefined;
+
+/**
+ * CPU time a process has used so far (user + system), in ms, from /proc/<pid>/stat.
+ * Per request, it is far steadier than throughput on a shared machine: other processes slow a
+ * server down but do not make it spend more CPU per request.
+ */
+export function cpuMs(pid: number): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond =
+        Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  // The command name may contain spaces: fields are counted after its closing parenthesis.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
+  return (ticks * 1000) / ticksPerSecond;
+}

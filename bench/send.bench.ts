@@ -1,0 +1,172 @@
+import { startHello } from './lib/hello-server.js';
+import { HttpClient } from './lib/http-client.js';
+import { loadProblems, runLoad, type LoadResult } from './lib/load.js';
+import { buildSoloChannels, buildWorld, Operator } from './lib/operator.js';
+import { startParley } from './lib/parley-server.js';
+import { cpuMs } from './lib/rss.js';
+import { seconds } from './lib/sizes.js';
+import { round } from './lib/stats.js';
+import type { Benchmark, BenchContext, BenchOutcome, Figure, TableRow } from './lib/types.js';
+
+/**
+ * send: POST /channels/:id/messages throughput at 10 and 50 connections, one bot per
+ * connection (rate limits off), divided by a minimal Fastify hello-world measured in the same
+ * run at the same connection count. Target: send/hello ≥ 0.5.
+ * Two layouts: "channel", the issue's — one channel with all 50 bots in it, so every message is
+ * recorded for 50 recipients (D34/D36: one outbox row per bot) — and "solo", each bot alone in
+ * a guild of its own (one recipient per message), which shows what the fan-out costs.
+ */
+const CONNECTIONS = [10, 50] as const;
+const BOTS = 50;
+const TARGET_RATIO = 0.5;
+const BODY = JSON.stringify({ content: 'A benchmark message of ordinary length.' });
+
+export const sendBench: Benchmark = {
+  name: 'send',
+  title: 'POST /channels/:id/messages throughput vs a Fastify hello-world (ratio ≥ 0.5)',
+  async run(ctx: BenchContext): Promise<BenchOutcome> {
+    const warmS = seconds(ctx, 1, 0.2, 0.5);
+    const measureS = seconds(ctx, 5, 0.5, 1);
+    const [hello, server] = await Promise.all([
+      startHello(),
+      startParley({ label: 'send server', cpuProfDir: ctx.profileDir }),
+    ]);
+    try {
+      const op = new Operator(server);
+      // One bot per connection (a smoke run shares a few between connections).
+      ctx.log('send: setting up');
+      const bots = ctx.smoke ? 5 : BOTS;
+      const world = await buildWorld(op, bots);
+      const solo = await buildSoloChannels(op, bots);
+      op.close();
+      const path = `/api/v1/channels/${world.channelId}/messages`;
+      // One request by hand first: a broken send fails loudly instead of measuring 4xx speed.
+      const probe = new HttpClient(server.origin);
+      await probe.expect('POST', path, 200, {
+        token: world.bots[0]?.token,
+        body: JSON.parse(BODY),
+      });
+      probe.close();
+
+      const sendLoad = (connections: number, durationS: number): Promise<LoadResult> =>
+        runLoad({
+          origin: server.origin,
+          path,
+          method: 'POST',
+          body: BODY,
+          connections,
+          durationS,
+          connectionHeaders: (i) => ({
+            authorization: `Bearer ${world.bots[i % world.bots.length]?.token ?? ''}`,
+          }),
+        });
+      let next = 0;
+      const soloLoad = (connections: number, durationS: number): Promise<LoadResult> =>
+        runLoad({
+          origin: server.origin,
+          path,
+          method: 'POST',
+          body: BODY,
+          connections,
+          durationS,
+          // Round-robin over the bots, each to its own channel.
+          requestFor: () => {
+            const s = solo[next++ % solo.length];
+            return {
+              path: `/api/v1/channels/${s?.channelId ?? 0}/messages`,
+              headers: { authorization: `Bearer ${s?.bot.token ?? ''}` },
+            };
+          },
+        });
+      const helloLoad = (connections: number, durationS: number): Promise<LoadResult> =>
+        runLoad({ origin: hello.origin, path: '/', connections, durationS });
+
+      const figures: Figure[] = [];
+      const table: TableRow[] = [];
+      const details: Record<string, unknown> = { warmS, measureS, bots };
+      const problems: string[] = [];
+      // Interleaved (hello, send, solo at one connection count, then the next): drift on a
+      // shared machine hits baseline and subject alike.
+      for (const c of CONNECTIONS) {
+        const results: Array<[string, LoadResult, number]> = [];
+        for (const [what, load, pid] of [
+          ['hello', helloLoad, hello.proc.pid],
+          ['send (channel)', sendLoad, server.proc.pid],
+          ['send (solo)', soloLoad, server.proc.pid],
+        ] as const) {
+          ctx.log(`send: ${c} connections: ${what}`);
+          await load(c, warmS);
+          const cpu0 = cpuMs(pid);
+          const r = await load(c, measureS);
+          // Server CPU per answered request: steadier than req/s when the machine is shared.
+          const cpuPerReq = (cpuMs(pid) - cpu0) / Math.max(1, r.ok);
+          results.push([what, r, cpuPerReq]);
+          table.push({
+            case: what,
+            connections: c,
+            'req/s': Math.round(r.reqPerSec),
+            'p50 ms': round(r.latency.p50, 3),
+            'p99 ms': round(r.latency.p99, 3),
+            'CPU ms/req': round(cpuPerReq, 3),
+            errors: r.non2xx + r.errors + r.timeouts,
+          });
+          const p = loadProblems(r, `${what} @${c}`);
+          if (p) problems.push(p);
+        }
+        const [h, s, o] = results.map(([, r]) => r) as [LoadResult, LoadResult, LoadResult];
+        const [hCpu, sCpu, oCpu] = results.map(([, , cpu]) => cpu) as [number, number, number];
+        details[`c${c}`] = {
+          hello: { ...h, cpuMsPerReq: hCpu },
+          send: { ...s, cpuMsPerReq: sCpu },
+          solo: { ...o, cpuMsPerReq: oCpu },
+        };
+        figures.push(
+          {
+            id: `ratio_c${c}`,
+            label: `send/hello req/s @${c} conns`,
+            value: round(s.reqPerSec / h.reqPerSec, 3),
+            unit: 'x',
+            basis: `send ${Math.round(s.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
+            target: { op: '>=', value: TARGET_RATIO },
+          },
+          {
+            id: `ratio_solo_c${c}`,
+            label: `solo send/hello req/s @${c} conns`,
+            value: round(o.reqPerSec / h.reqPerSec, 3),
+            unit: 'x',
+            basis: `solo ${Math.round(o.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
+          },
+          {
+            id: `cpu_ratio_c${c}`,
+            label: `hello/send server CPU per request @${c} conns`,
+            // (CPU is counted in 10 ms ticks: a tiny smoke run may see none)
+            value: sCpu > 0 ? round(hCpu / sCpu, 3) : 0,
+            unit: 'x',
+            basis: `hello ${round(hCpu, 3)} ms ÷ send ${round(sCpu, 3)} ms`,
+          },
+          {
+            id: `send_rps_c${c}`,
+            label: `send req/s @${c} conns`,
+            value: Math.round(s.reqPerSec),
+            unit: 'req/s',
+          },
+          {
+            id: `send_p50_c${c}`,
+            label: `send p50 @${c} conns`,
+            value: round(s.latency.p50, 3),
+            unit: 'ms',
+          },
+          {
+            id: `send_p99_c${c}`,
+            label: `send p99 @${c} conns`,
+            value: round(s.latency.p99, 3),
+            unit: 'ms',
+          },
+        );
+      }
+      return { status: 'ok', figures, table, details, warnings: problems };
+    } finally {
+      await Promise.all([hello.proc.stop(), server.dispose()]);
+    }
+  },
+};

@@ -1,0 +1,50 @@
+import { Type, type Static } from 'typebox';
+import { Id } from './ids.js';
+import { Message, MemberUser, Timestamp } from './rest.js';
+
+/** INTERFACE "Event types": exactly these eight. */
+export const EVENT_TYPES = [
+  'MESSAGE_CREATE',
+  'MESSAGE_UPDATE',
+  'MESSAGE_DELETE',
+  'DM_MESSAGE_CREATE',
+  'DM_MESSAGE_UPDATE',
+  'DM_MESSAGE_DELETE',
+  'GUILD_MEMBER_ADD',
+  'GUILD_MEMBER_REMOVE',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** D35 data shapes. */
+export const MessageDeleteData = Type.Object(
+  { id: Id, channelId: Id, guildId: Id },
+  { additionalProperties: false },
+);
+export const DmMessageDeleteData = Type.Object(
+  { id: Id, channelId: Id },
+  { additionalProperties: false },
+);
+export const GuildMemberAddData = Type.Object(
+  { guildId: Id, user: MemberUser, roles: Type.Array(Id), joinedAt: Timestamp },
+  { additionalProperties: false },
+);
+export const GuildMemberRemoveData = Type.Object(
+  { guildId: Id, user: MemberUser },
+  { additionalProperties: false },
+);
+
+export interface EventDataMap {
+  MESSAGE_CREATE: Message;
+  MESSAGE_UPDATE: Message;
+  MESSAGE_DELETE: Static<typeof MessageDeleteData>;
+  DM_MESSAGE_CREATE: Message;
+  DM_MESSAGE_UPDATE: Message;
+  DM_MESSAGE_DELETE: Static<typeof DmMessageDeleteData>;
+  GUILD_MEMBER_ADD: Static<typeof GuildMemberAddData>;
+  GUILD_MEMBER_REMOVE: Static<typeof GuildMemberRemoveData>;
+}
+
+/** INTERFACE "Event envelope": the webhook body, and the gateway's t/d (D30). */
+export type EventEnvelope = {
+  [K in EventType]: { type: K; data: EventDataMap[K] };
+}[EventType];

@@ -1,0 +1,37 @@
+/** D30: gateway opcodes. */
+export const GatewayOp = {
+  DISPATCH: 0,
+  HEARTBEAT: 1,
+  RECONNECT: 7,
+  INVALID_SESSION: 9,
+  HELLO: 10,
+  HEARTBEAT_ACK: 11,
+} as const;
+
+/** D33: close codes, and whether a client should resume after each. */
+export const GatewayClose = {
+  UNKNOWN_ERROR: 4000,
+  UNKNOWN_OPCODE: 4001,
+  DECODE_ERROR: 4002,
+  AUTHENTICATION_FAILED: 4004,
+  RATE_LIMITED: 4008,
+  SESSION_TIMED_OUT: 4009,
+  SESSION_REPLACED: 4010,
+} as const;
+export type GatewayCloseCode = (typeof GatewayClose)[keyof typeof GatewayClose];
+
+export const GATEWAY_CLOSE_RESUMABLE: Record<GatewayCloseCode, boolean> = {
+  4000: true,
+  4001: true,
+  4002: true,
+  4004: false,
+  4008: true,
+  4009: true,
+  4010: false,
+};
+
+/** D30: the largest frame a client may send. */
+export const MAX_CLIENT_FRAME_BYTES = 4096;
+
+/** D33: gateway ERROR frame codes. */
+export const GATEWAY_ERROR_CODES = ['RATE_LIMIT', 'INVALID_PAYLOAD'] as const;

@@ -1,0 +1,145 @@
+import { Type, type Static } from 'typebox';
+import { Id } from './ids.js';
+
+/** D18: ISO 8601 UTC with milliseconds. */
+export const Timestamp = Type.String({
+  format: 'date-time',
+  examples: ['2026-11-22T03:00:00.000Z'],
+});
+
+/** D14: 1–2000 Unicode code points (ajv counts code points, not UTF-16 units). */
+export const MAX_CONTENT_CODEPOINTS = 2000;
+export const Content = Type.String({ minLength: 1, maxLength: MAX_CONTENT_CODEPOINTS });
+
+export const BotUser = Type.Object(
+  { id: Id, name: Type.String(), isBot: Type.Boolean() },
+  { title: 'BotUser', additionalProperties: false },
+);
+export type BotUser = Static<typeof BotUser>;
+
+export const Bot = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    avatar: Type.String({ description: 'absolute URL (D20)' }),
+    description: Type.String(),
+    botUser: BotUser,
+  },
+  { title: 'Bot', additionalProperties: false },
+);
+export type Bot = Static<typeof Bot>;
+
+/** D18: author is exactly {id, name}. */
+export const Author = Type.Object({ id: Id, name: Type.String() }, { additionalProperties: false });
+
+/** D17: the same Message object everywhere; guild messages carry guildId, DM messages never. */
+export const Message = Type.Object(
+  {
+    id: Id,
+    channelId: Id,
+    guildId: Type.Optional(Id),
+    content: Type.String(),
+    author: Author,
+    timestamp: Timestamp,
+    editedTimestamp: Type.Optional(Timestamp),
+  },
+  { title: 'Message', additionalProperties: false },
+);
+export type Message = Static<typeof Message>;
+
+/** D15: msgType optional, 0 text, 1 image, 2 audio, 3 video. */
+export const MsgType = Type.Union(
+  [Type.Literal(0), Type.Literal(1), Type.Literal(2), Type.Literal(3)],
+  { description: '0 text (default); 1 image, 2 audio, 3 video: content is an uploaded file URL' },
+);
+
+export const SendMessageBody = Type.Object(
+  { content: Content, msgType: Type.Optional(MsgType) },
+  { title: 'SendMessageBody' },
+);
+export type SendMessageBody = Static<typeof SendMessageBody>;
+
+export const EditMessageBody = Type.Object({ content: Content }, { title: 'EditMessageBody' });
+export type EditMessageBody = Static<typeof EditMessageBody>;
+
+/** INTERFACE: the edit response is {id, channelId, content, editedTimestamp}. */
+export const EditedMessage = Type.Object(
+  { id: Id, channelId: Id, content: Type.String(), editedTimestamp: Timestamp },
+  { title: 'EditedMessage', additionalProperties: false },
+);
+export type EditedMessage = Static<typeof EditedMessage>;
+
+export const MessageList = Type.Object(
+  { messages: Type.Array(Message), hasMore: Type.Boolean() },
+  { title: 'MessageList', additionalProperties: false },
+);
+export type MessageList = Static<typeof MessageList>;
+
+/** D19: list entries {id, guildId, name, type}; the single read adds topic. */
+export const ChannelSummary = Type.Object(
+  { id: Id, guildId: Id, name: Type.String(), type: Type.Integer() },
+  { title: 'ChannelSummary', additionalProperties: false },
+);
+export type ChannelSummary = Static<typeof ChannelSummary>;
+
+export const Channel = Type.Object(
+  { id: Id, guildId: Id, name: Type.String(), type: Type.Integer(), topic: Type.String() },
+  { title: 'Channel', additionalProperties: false },
+);
+export type Channel = Static<typeof Channel>;
+
+export const ChannelList = Type.Object(
+  { channels: Type.Array(ChannelSummary) },
+  { title: 'ChannelList', additionalProperties: false },
+);
+
+export const MemberUser = Type.Object(
+  { id: Id, name: Type.String(), avatar: Type.String() },
+  { title: 'MemberUser', additionalProperties: false },
+);
+export type MemberUser = Static<typeof MemberUser>;
+
+/** D20: list entries {user, joinedAt}; the single read adds roles (without @everyone). */
+export const MemberSummary = Type.Object(
+  { user: MemberUser, joinedAt: Timestamp },
+  { title: 'MemberSummary', additionalProperties: false },
+);
+export type MemberSummary = Static<typeof MemberSummary>;
+
+export const Member = Type.Object(
+  { user: MemberUser, roles: Type.Array(Id), joinedAt: Timestamp },
+  { title: 'Member', additionalProperties: false },
+);
+export type Member = Static<typeof Member>;
+
+export const MemberList = Type.Object(
+  { members: Type.Array(MemberSummary), hasMore: Type.Boolean() },
+  { title: 'MemberList', additionalProperties: false },
+);
+
+export const DmChannelRef = Type.Object(
+  { channelId: Id, recipientId: Id },
+  { title: 'DmChannelRef', additionalProperties: false },
+);
+export type DmChannelRef = Static<typeof DmChannelRef>;
+
+export const UploadedFile = Type.Object(
+  { url: Type.String(), filename: Type.String(), size: Type.Integer({ minimum: 0 }) },
+  { title: 'UploadedFile', additionalProperties: false },
+);
+export type UploadedFile = Static<typeof UploadedFile>;
+
+export const UploadQuota = Type.Object(
+  {
+    dailyUsed: Type.Integer({ minimum: 0 }),
+    dailyLimit: Type.Integer({ minimum: 0 }),
+    monthlyUsed: Type.Integer({ minimum: 0 }),
+    monthlyLimit: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'UploadQuota', additionalProperties: false },
+);
+export type UploadQuota = Static<typeof UploadQuota>;
+
+/** D16 limits. */
+export const MESSAGE_PAGE = { default: 50, max: 100 } as const;
+export const MEMBER_PAGE = { default: 100, max: 1000 } as const;

@@ -1,0 +1,358 @@
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+
+/**
+ * D42: the only code that reads process.env. Parsed and validated once, frozen, passed in.
+ * Each variable is declared once in CONFIG_SPEC; the README's configuration table is printed
+ * from the same list (`parley config --markdown`), so the docs cannot drift from the code.
+ */
+
+export interface RateSpec {
+  /** tokens per second */
+  readonly rate: number;
+  /** bucket size */
+  readonly burst: number;
+}
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** D1: origin used in every absolute URL; undefined = derived from host and port. */
+  readonly publicUrl: string | undefined;
+  readonly dataDir: string;
+  /** `sqlite:<file>` or `postgres://…` */
+  readonly databaseUrl: string;
+  readonly redisUrl: string | undefined;
+  readonly adminToken: string | undefined;
+  readonly tokenSecret: string | undefined;
+  readonly tlsCert: string | undefined;
+  readonly tlsKey: string | undefined;
+  readonly nodeId: number;
+  readonly logLevel: string;
+  readonly rateGlobal: RateSpec | null;
+  readonly rateMessages: RateSpec | null;
+  readonly rateGateway: RateSpec | null;
+  readonly quotaDailyBytes: number;
+  readonly quotaPerMessageBytes: number;
+  readonly quotaMonthlyBytes: number;
+  readonly heartbeatMs: number;
+  readonly resumeWindowS: number;
+  readonly webhookRetryS: readonly number[];
+  readonly webhookAllowInsecure: boolean;
+  readonly webhookAllowPrivate: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Parser<T> = (raw: string, name: string) => T;
+
+interface VarSpec<K extends keyof Config> {
+  name: string;
+  key: K;
+  default: string | undefined;
+  /** what the README says about it */
+  doc: string;
+  parse: Parser<Config[K]>;
+}
+
+const int =
+  (min: number, max: number): Parser<number> =>
+  (raw, name) => {
+    if (!/^-?[0-9]+$/.test(raw.trim()))
+      throw new ConfigError(name, `expected an integer, got "${raw}"`);
+    const n = Number(raw.trim());
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new ConfigError(name, `expected an integer from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+
+const bool: Parser<boolean> = (raw, name) => {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+};
+
+const optionalString: Parser<string | undefined> = (raw) => (raw === '' ? undefined : raw);
+
+const rate: Parser<RateSpec | null> = (raw, name) => {
+  const v = raw.trim();
+  if (v.toLowerCase() === 'off') return null;
+  const m = /^([0-9]+(?:\.[0-9]+)?)\/([0-9]+)$/.exec(v);
+  if (!m) throw new ConfigError(name, `expected "rate/burst" (e.g. 5/10) or "off", got "${raw}"`);
+  const r = Number(m[1]);
+  const burst = Number(m[2]);
+  if (!(r > 0) || !(burst >= 1))
+    throw new ConfigError(name, `rate must be > 0 and burst ≥ 1, got "${raw}"`);
+  return { rate: r, burst };
+};
+
+const url =
+  (protocols: string[]): Parser<string | undefined> =>
+  (raw, name) => {
+    if (raw === '') return undefined;
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      throw new ConfigError(name, `not a valid URL: "${raw}"`);
+    }
+    if (!protocols.includes(u.protocol))
+      throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${raw}"`);
+    return raw.replace(/\/+$/, '');
+  };
+
+const databaseUrl: Parser<string> = (raw, name) => {
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    url(['postgres:', 'postgresql:'])(raw, name);
+    // D42: `postgres://` alone parses as a URL but names no server; refuse it here, with the
+    // variable's name, rather than let the driver fail later with a message that names neither.
+    // (A Unix socket is `postgres:///db?host=/run/postgresql`: the host is in the query.)
+    const u = new URL(raw);
+    if (u.hostname === '' && !u.searchParams.has('host'))
+      throw new ConfigError(name, `expected postgres://user@host/database, got "${raw}"`);
+    return raw;
+  }
+  if (raw.startsWith('sqlite:')) {
+    // An empty file name would make SQLite open a temporary database, lost on exit.
+    if (raw.slice('sqlite:'.length).trim() === '')
+      throw new ConfigError(name, `expected sqlite:<file> (or sqlite::memory:), got "${raw}"`);
+    return raw;
+  }
+  throw new ConfigError(name, `expected postgres://… or sqlite:<file>, got "${raw}"`);
+};
+
+const delays: Parser<number[]> = (raw, name) => {
+  const parts = raw.split(',').map((p) => p.trim());
+  const out = parts.map((p) => Number(p));
+  if (
+    parts.length === 0 ||
+    parts.some((p) => p === '') ||
+    out.some((n) => !(n >= 0) || !Number.isFinite(n))
+  )
+    throw new ConfigError(name, `expected comma-separated seconds (e.g. 5,30,120), got "${raw}"`);
+  return out;
+};
+
+const secret: Parser<string | undefined> = (raw, name) => {
+  if (raw === '') return undefined;
+  if (raw.length < 16) throw new ConfigError(name, 'must be at least 16 characters');
+  return raw;
+};
+
+/** D39: about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h. */
+export const DEFAULT_WEBHOOK_RETRY_S = '5,30,120,600,1800,3600,10800,21600,43200,86400';
+
+const spec = <K extends keyof Config>(s: VarSpec<K>): VarSpec<K> => s;
+
+export const CONFIG_SPEC = [
+  spec({
+    name: 'PARLEY_HOST',
+    key: 'host',
+    default: '127.0.0.1',
+    doc: 'Address to listen on.',
+    parse: (r) => r,
+  }),
+  spec({
+    name: 'PARLEY_PORT',
+    key: 'port',
+    default: '8080',
+    doc: 'Port for HTTP, the gateway and the CDN (D1).',
+    parse: int(0, 65535),
+  }),
+  spec({
+    name: 'PARLEY_PUBLIC_URL',
+    key: 'publicUrl',
+    default: undefined,
+    doc: 'Public origin used in absolute URLs (avatars, uploads). Default: `http://HOST:PORT`.',
+    parse: url(['http:', 'https:']),
+  }),
+  spec({
+    name: 'PARLEY_DATA_DIR',
+    key: 'dataDir',
+    default: './data',
+    doc: 'Data directory: SQLite database, uploaded files.',
+    parse: (r) => r,
+  }),
+  spec({
+    name: 'PARLEY_DATABASE_URL',
+    key: 'databaseUrl',
+    default: undefined,
+    doc: '`postgres://…` for PostgreSQL; default `sqlite:<data dir>/parley.db`.',
+    parse: databaseUrl,
+  }),
+  spec({
+    name: 'PARLEY_REDIS_URL',
+    key: 'redisUrl',
+    default: undefined,
+    doc: 'Redis for shared rate limits and cross-node events (several nodes).',
+    parse: url(['redis:', 'rediss:']),
+  }),
+  spec({
+    name: 'PARLEY_ADMIN_TOKEN',
+    key: 'adminToken',
+    default: undefined,
+    doc: 'Bearer token of the operator API `/admin/v1` (unset: that API answers 404). At least 16 characters.',
+    parse: secret,
+  }),
+  spec({
+    name: 'PARLEY_TOKEN_SECRET',
+    key: 'tokenSecret',
+    default: undefined,
+    doc: 'HS256 key for bot tokens. Unset: generated once and kept in the database (shared by all nodes).',
+    parse: secret,
+  }),
+  spec({
+    name: 'PARLEY_TLS_CERT',
+    key: 'tlsCert',
+    default: undefined,
+    doc: 'PEM certificate file: serve HTTPS/WSS (D2).',
+    parse: optionalString,
+  }),
+  spec({
+    name: 'PARLEY_TLS_KEY',
+    key: 'tlsKey',
+    default: undefined,
+    doc: 'PEM key file for `PARLEY_TLS_CERT`.',
+    parse: optionalString,
+  }),
+  spec({
+    name: 'PARLEY_NODE_ID',
+    key: 'nodeId',
+    default: '0',
+    doc: 'Node number 0–31 in ids (D3); give each node of a cluster its own.',
+    parse: int(0, 31),
+  }),
+  spec({
+    name: 'PARLEY_LOG_LEVEL',
+    key: 'logLevel',
+    default: 'info',
+    doc: 'fatal, error, warn, info, debug, trace or silent.',
+    parse: (r, n) => {
+      if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(r))
+        throw new ConfigError(n, `unknown level "${r}"`);
+      return r;
+    },
+  }),
+  spec({
+    name: 'PARLEY_RATE_GLOBAL',
+    key: 'rateGlobal',
+    default: '5/10',
+    doc: 'Bucket `global` (D25): `rate/burst` per bot, or `off`.',
+    parse: rate,
+  }),
+  spec({
+    name: 'PARLEY_RATE_MESSAGES',
+    key: 'rateMessages',
+    default: '10/20',
+    doc: 'Bucket `messages` (message sends, D25).',
+    parse: rate,
+  }),
+  spec({
+    name: 'PARLEY_RATE_GATEWAY',
+    key: 'rateGateway',
+    default: '10/20',
+    doc: 'Gateway client frames (D32).',
+    parse: rate,
+  }),
+  spec({
+    name: 'PARLEY_QUOTA_DAILY_BYTES',
+    key: 'quotaDailyBytes',
+    default: '85899345920',
+    doc: 'Daily upload quota base (D24).',
+    parse: int(0, Number.MAX_SAFE_INTEGER),
+  }),
+  spec({
+    name: 'PARLEY_QUOTA_PER_MESSAGE_BYTES',
+    key: 'quotaPerMessageBytes',
+    default: '10485760',
+    doc: 'Daily quota added per message sent today (D24).',
+    parse: int(0, Number.MAX_SAFE_INTEGER),
+  }),
+  spec({
+    name: 'PARLEY_QUOTA_MONTHLY_BYTES',
+    key: 'quotaMonthlyBytes',
+    default: '2147483648000',
+    doc: 'Monthly upload quota (D24).',
+    parse: int(0, Number.MAX_SAFE_INTEGER),
+  }),
+  spec({
+    name: 'PARLEY_HEARTBEAT_MS',
+    key: 'heartbeatMs',
+    default: '30000',
+    doc: 'Gateway heartbeat interval (D30, D32).',
+    parse: int(100, 600_000),
+  }),
+  spec({
+    name: 'PARLEY_RESUME_WINDOW_S',
+    key: 'resumeWindowS',
+    default: '300',
+    doc: 'How long a dropped gateway session stays resumable (D31).',
+    parse: int(1, 86_400),
+  }),
+  spec({
+    name: 'PARLEY_WEBHOOK_RETRY_S',
+    key: 'webhookRetryS',
+    default: DEFAULT_WEBHOOK_RETRY_S,
+    doc: 'Waits between webhook tries, in seconds (D39).',
+    parse: delays,
+  }),
+  spec({
+    name: 'PARLEY_WEBHOOK_ALLOW_INSECURE',
+    key: 'webhookAllowInsecure',
+    default: 'false',
+    doc: 'Allow `http://` webhook addresses (development, D37).',
+    parse: bool,
+  }),
+  spec({
+    name: 'PARLEY_WEBHOOK_ALLOW_PRIVATE',
+    key: 'webhookAllowPrivate',
+    default: 'false',
+    doc: 'Allow webhook targets on loopback/private ranges (D37).',
+    parse: bool,
+  }),
+] as const;
+
+/** Reads `.env` from the working directory if there is one (never overriding real variables). */
+export function loadDotEnv(file = '.env'): void {
+  try {
+    readFileSync(file);
+  } catch {
+    return;
+  }
+  process.loadEnvFile(file);
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const out: Record<string, unknown> = {};
+  for (const s of CONFIG_SPEC) {
+    const raw = env[s.name];
+    const value = raw ?? s.default;
+    out[s.key] = value === undefined ? undefined : (s.parse as Parser<unknown>)(value, s.name);
+  }
+  const cfg = out as unknown as { -readonly [K in keyof Config]: Config[K] };
+  cfg.dataDir = path.resolve(cfg.dataDir);
+  cfg.databaseUrl ??= `sqlite:${path.join(cfg.dataDir, 'parley.db')}`;
+  if ((cfg.tlsCert === undefined) !== (cfg.tlsKey === undefined))
+    throw new ConfigError(
+      cfg.tlsCert === undefined ? 'PARLEY_TLS_CERT' : 'PARLEY_TLS_KEY',
+      'PARLEY_TLS_CERT and PARLEY_TLS_KEY go together',
+    );
+  return Object.freeze(cfg);
+}
+
+/** The README's configuration table. */
+export function configMarkdownTable(): string {
+  const rows = CONFIG_SPEC.map(
+    (s) => `| \`${s.name}\` | ${s.default === undefined ? '—' : `\`${s.default}\``} | ${s.doc} |`,
+  );
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,113 @@
+import type {
+  Channel,
+  ChannelSummary,
+  CreateChannelBody,
+  Overwrite,
+  OverwriteBody,
+} from '@parley/protocol';
+import { Permission } from '@parley/protocol';
+import { notFound } from '../../errors/app-error.js';
+import type { Principal } from '../auth/principal.js';
+import type { Domain } from '../context.js';
+import { requireGuildChannel, requireGuildMember } from '../permissions/access.service.js';
+import { channelPermissions, has } from '../permissions/permissions.js';
+import { channelSummaryView, channelView } from '../views.js';
+
+/** D12/D19: the guild's channels the caller can VIEW, oldest first. */
+export async function listGuildChannels(
+  d: Domain,
+  p: Principal,
+  guildId: number,
+): Promise<ChannelSummary[]> {
+  const { access } = await requireGuildMember(d, p, guildId);
+  const [channels, overwrites] = await Promise.all([
+    d.db
+      .selectFrom('channels')
+      .select(['id', 'guild_id', 'type', 'name', 'topic'])
+      .where('guild_id', '=', guildId)
+      .orderBy('id', 'asc')
+      .execute(),
+    d.db
+      .selectFrom('channel_overwrites as o')
+      .innerJoin('channels as c', 'c.id', 'o.channel_id')
+      .select(['o.channel_id', 'o.role_id as roleId', 'o.allow', 'o.deny'])
+      .where('c.guild_id', '=', guildId)
+      .execute(),
+  ]);
+  return channels
+    .filter((c) =>
+      has(
+        channelPermissions(
+          access,
+          guildId,
+          overwrites.filter((o) => o.channel_id === c.id),
+        ),
+        Permission.VIEW_CHANNEL,
+      ),
+    )
+    .map((c) => channelSummaryView({ ...c, guild_id: guildId }));
+}
+
+export async function getGuildChannel(
+  d: Domain,
+  p: Principal,
+  channelId: number,
+): Promise<Channel> {
+  return channelView(await requireGuildChannel(d, p, channelId, 0));
+}
+
+// Operator side (D41).
+
+export async function createChannel(
+  d: Domain,
+  guildId: number,
+  body: CreateChannelBody,
+): Promise<Channel> {
+  const guild = await d.db
+    .selectFrom('guilds')
+    .select('id')
+    .where('id', '=', guildId)
+    .executeTakeFirst();
+  if (!guild) throw notFound('guild');
+  const row = {
+    id: d.ids.next(),
+    guild_id: guildId,
+    type: body.type ?? 0,
+    name: body.name,
+    topic: body.topic ?? '',
+  };
+  await d.db
+    .insertInto('channels')
+    .values({ ...row, dm_user_low: null, dm_user_high: null, created_at: d.clock.now() })
+    .execute();
+  return channelView(row);
+}
+
+export async function setOverwrite(
+  d: Domain,
+  channelId: number,
+  roleId: number,
+  body: OverwriteBody,
+): Promise<Overwrite> {
+  const ch = await d.db
+    .selectFrom('channels')
+    .select(['id', 'guild_id'])
+    .where('id', '=', channelId)
+    .executeTakeFirst();
+  if (!ch || ch.guild_id === null) throw notFound('channel');
+  const role = await d.db
+    .selectFrom('roles')
+    .select('id')
+    .where('id', '=', roleId)
+    .where('guild_id', '=', ch.guild_id)
+    .executeTakeFirst();
+  if (!role) throw notFound('role');
+  await d.db
+    .insertInto('channel_overwrites')
+    .values({ channel_id: channelId, role_id: roleId, allow: body.allow, deny: body.deny })
+    .onConflict((oc) =>
+      oc.columns(['channel_id', 'role_id']).doUpdateSet({ allow: body.allow, deny: body.deny }),
+    )
+    .execute();
+  return { channelId, roleId, allow: body.allow, deny: body.deny };
+}

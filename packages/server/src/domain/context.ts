@@ -1,0 +1,47 @@
+import type { Config } from '../config/config.js';
+import type { Clock } from '../ids/clock.js';
+import type { SnowflakeGenerator } from '../ids/snowflake.js';
+import type { Db, Dialect } from '../storage/db.js';
+import type { EventRecorder } from './events/recorder.js';
+
+/** D1: every absolute URL the server writes comes from one configured origin. */
+export class Urls {
+  private originValue: string;
+
+  constructor(origin: string) {
+    this.originValue = origin.replace(/\/+$/, '');
+  }
+
+  /** Set once the real port is known (PARLEY_PORT=0 without PARLEY_PUBLIC_URL). */
+  setOrigin(origin: string): void {
+    this.originValue = origin.replace(/\/+$/, '');
+  }
+
+  get origin(): string {
+    return this.originValue;
+  }
+  get api(): string {
+    return `${this.originValue}/api/v1`;
+  }
+  get gateway(): string {
+    return `${this.originValue.replace(/^http/, 'ws')}/gateway`;
+  }
+  get cdn(): string {
+    return `${this.originValue}/cdn`;
+  }
+  /** D20: the avatar of everyone who has not set one. */
+  get defaultAvatar(): string {
+    return `${this.cdn}/avatars/default.png`;
+  }
+}
+
+/** What domain services need; built once in main (or per test) and passed in. */
+export interface Domain {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  readonly ids: SnowflakeGenerator;
+  readonly clock: Clock;
+  readonly urls: Urls;
+  readonly config: Config;
+  readonly events: EventRecorder;
+}

@@ -1,0 +1,66 @@
+import type { CreateGuildBody, CreateRoleBody, Guild, Role } from '@parley/protocol';
+import { DEFAULT_EVERYONE_PERMISSIONS } from '@parley/protocol';
+import { notFound } from '../../errors/app-error.js';
+import type { Domain } from '../context.js';
+import { memberView } from '../views.js';
+
+/** D41: a guild with its @everyone role (id = guild id, D11) and its owner as first member. */
+export async function createGuild(d: Domain, body: CreateGuildBody): Promise<Guild> {
+  const owner = await d.db
+    .selectFrom('users')
+    .select(['id', 'name', 'avatar'])
+    .where('id', '=', body.ownerId)
+    .executeTakeFirst();
+  if (!owner) throw notFound('user');
+  const id = d.ids.next();
+  const now = d.clock.now();
+  await d.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('guilds')
+      .values({ id, name: body.name, owner_id: owner.id, created_at: now })
+      .execute();
+    await trx
+      .insertInto('roles')
+      .values({
+        id,
+        guild_id: id,
+        name: '@everyone',
+        permissions: DEFAULT_EVERYONE_PERMISSIONS,
+        created_at: now,
+      })
+      .execute();
+    await trx
+      .insertInto('members')
+      .values({ guild_id: id, user_id: owner.id, joined_at: now })
+      .execute();
+    await d.events.record(trx, {
+      envelope: {
+        type: 'GUILD_MEMBER_ADD',
+        data: { guildId: id, ...memberView(d.urls, owner, [], now) },
+      },
+      scope: { kind: 'guild', guildId: id },
+    });
+  });
+  return { id, name: body.name, ownerId: owner.id };
+}
+
+export async function createRole(d: Domain, guildId: number, body: CreateRoleBody): Promise<Role> {
+  const guild = await d.db
+    .selectFrom('guilds')
+    .select('id')
+    .where('id', '=', guildId)
+    .executeTakeFirst();
+  if (!guild) throw notFound('guild');
+  const id = d.ids.next();
+  await d.db
+    .insertInto('roles')
+    .values({
+      id,
+      guild_id: guildId,
+      name: body.name,
+      permissions: body.permissions,
+      created_at: d.clock.now(),
+    })
+    .execute();
+  return { id, name: body.name, permissions: body.permissions };
+}

@@ -1,0 +1,212 @@
+import type { Member, MemberSummary, PutMemberBody } from '@parley/protocol';
+import { notFound, AppError } from '../../errors/app-error.js';
+import { iso } from '../../ids/clock.js';
+import type { Db } from '../../storage/db.js';
+import type { Principal } from '../auth/principal.js';
+import type { Domain } from '../context.js';
+import { requireGuildMember } from '../permissions/access.service.js';
+import { memberUserView, memberView } from '../views.js';
+
+/** D20: members sorted by user id ascending; `after` is a user id. */
+export async function listMembers(
+  d: Domain,
+  p: Principal,
+  guildId: number,
+  q: { after?: number | undefined; limit: number },
+): Promise<{ members: MemberSummary[]; hasMore: boolean }> {
+  await requireGuildMember(d, p, guildId);
+  let query = d.db
+    .selectFrom('members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.name', 'u.avatar', 'm.joined_at'])
+    .where('m.guild_id', '=', guildId);
+  if (q.after !== undefined) query = query.where('m.user_id', '>', q.after);
+  const rows = await query
+    .orderBy('m.user_id', 'asc')
+    .limit(q.limit + 1)
+    .execute();
+  return {
+    members: rows
+      .slice(0, q.limit)
+      .map((r) => ({ user: memberUserView(d.urls, r), joinedAt: iso(r.joined_at) })),
+    hasMore: rows.length > q.limit,
+  };
+}
+
+async function loadMember(
+  db: Db,
+  d: Domain,
+  guildId: number,
+  userId: number,
+): Promise<Member | undefined> {
+  const row = await db
+    .selectFrom('members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.name', 'u.avatar', 'm.joined_at'])
+    .where('m.guild_id', '=', guildId)
+    .where('m.user_id', '=', userId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const roles = await db
+    .selectFrom('member_roles')
+    .select('role_id')
+    .where('guild_id', '=', guildId)
+    .where('user_id', '=', userId)
+    .orderBy('role_id', 'asc')
+    .execute();
+  // D20: @everyone is never listed (it is never stored in member_roles).
+  return memberView(
+    d.urls,
+    row,
+    roles.map((r) => r.role_id),
+    row.joined_at,
+  );
+}
+
+export async function getMember(
+  d: Domain,
+  p: Principal,
+  guildId: number,
+  userId: number,
+): Promise<Member> {
+  await requireGuildMember(d, p, guildId);
+  const m = await loadMember(d.db, d, guildId, userId);
+  if (!m) throw notFound('member');
+  return m;
+}
+
+// Operator side (D41).
+
+/** Add a member (GUILD_MEMBER_ADD) or replace its roles. `created` tells which happened. */
+export async function putMember(
+  d: Domain,
+  guildId: number,
+  userId: number,
+  body: PutMemberBody,
+): Promise<{ member: Member; created: boolean }> {
+  const guild = await d.db
+    .selectFrom('guilds')
+    .select('id')
+    .where('id', '=', guildId)
+    .executeTakeFirst();
+  if (!guild) throw notFound('guild');
+  const user = await d.db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  if (!user) throw notFound('user');
+  // @everyone is implicit; listing it is allowed and ignored.
+  const wanted = (body.roles ?? []).filter((r) => r !== guildId);
+  if (wanted.length > 0) {
+    const found = await d.db
+      .selectFrom('roles')
+      .select('id')
+      .where('guild_id', '=', guildId)
+      .where('id', 'in', wanted)
+      .execute();
+    const ok = new Set(found.map((r) => r.id));
+    const bad = wanted.filter((r) => !ok.has(r));
+    if (bad.length > 0)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Unknown role id(s) in this guild: ${bad.join(', ')}`,
+        {
+          details: bad.map((r) => ({
+            field: 'roles',
+            problem: `role ${r} is not a role of this guild`,
+          })),
+        },
+      );
+  }
+  return d.db.transaction().execute(async (trx) => {
+    const existing = await trx
+      .selectFrom('members')
+      .select('joined_at')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    const created = !existing;
+    if (created) {
+      const inserted = await trx
+        .insertInto('members')
+        .values({ guild_id: guildId, user_id: userId, joined_at: d.clock.now() })
+        .onConflict((oc) => oc.columns(['guild_id', 'user_id']).doNothing())
+        .executeTakeFirst();
+      // A concurrent PUT joined first: this one only sets roles.
+      if (inserted.numInsertedOrUpdatedRows === 0n)
+        return putMemberRoles(trx, d, guildId, userId, body.roles, wanted, false);
+    }
+    return putMemberRoles(trx, d, guildId, userId, body.roles, wanted, created);
+  });
+}
+
+async function putMemberRoles(
+  trx: Db,
+  d: Domain,
+  guildId: number,
+  userId: number,
+  given: number[] | undefined,
+  wanted: number[],
+  created: boolean,
+): Promise<{ member: Member; created: boolean }> {
+  if (given !== undefined || created) {
+    await trx
+      .deleteFrom('member_roles')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', userId)
+      .execute();
+    if (wanted.length > 0)
+      await trx
+        .insertInto('member_roles')
+        .values(wanted.map((role_id) => ({ guild_id: guildId, user_id: userId, role_id })))
+        .execute();
+  }
+  const member = await loadMember(trx, d, guildId, userId);
+  if (!member) throw notFound('member');
+  if (created) {
+    await d.events.record(trx, {
+      envelope: { type: 'GUILD_MEMBER_ADD', data: { guildId, ...member } },
+      scope: { kind: 'guild', guildId },
+    });
+  }
+  return { member, created };
+}
+
+/** Remove a member (GUILD_MEMBER_REMOVE, which also reaches the removed bot: D34). */
+export async function removeMember(d: Domain, guildId: number, userId: number): Promise<void> {
+  const guild = await d.db
+    .selectFrom('guilds')
+    .select(['id', 'owner_id'])
+    .where('id', '=', guildId)
+    .executeTakeFirst();
+  if (!guild) throw notFound('guild');
+  await d.db.transaction().execute(async (trx) => {
+    const user = await trx
+      .selectFrom('members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(['u.id', 'u.name', 'u.avatar'])
+      .where('m.guild_id', '=', guildId)
+      .where('m.user_id', '=', userId)
+      .executeTakeFirst();
+    if (!user) throw notFound('member');
+    // Recipients are decided while the member is still in the guild, so it gets its own removal.
+    await d.events.record(trx, {
+      envelope: {
+        type: 'GUILD_MEMBER_REMOVE',
+        data: { guildId, user: memberUserView(d.urls, user) },
+      },
+      scope: { kind: 'guild', guildId, alsoUserId: userId },
+    });
+    await trx
+      .deleteFrom('member_roles')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', userId)
+      .execute();
+    await trx
+      .deleteFrom('members')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', userId)
+      .execute();
+  });
+}

@@ -1,0 +1,36 @@
+import { invalid } from '../../errors/app-error.js';
+import type { Domain } from '../context.js';
+import { fileUrl, findFile, parseFileId } from '../files/files.service.js';
+import { FileKind } from '../files/formats.js';
+
+const KIND_NAME: Record<number, string> = {
+  [FileKind.IMAGE]: 'an image (jpg, png, gif)',
+  [FileKind.AUDIO]: 'audio (mp3, wav)',
+  [FileKind.VIDEO]: 'a video (mp4)',
+};
+
+/**
+ * D15: msgType 0 is text. 1 image, 2 audio, 3 video require `content` to be the URL of a file
+ * uploaded to this platform, of that kind — exactly the URL the upload answered
+ * (`{cdn_url}/files/<id>/<filename>`). Any other value → 400.
+ */
+export async function checkMsgType(d: Domain, msgType: number, content: string): Promise<void> {
+  if (msgType === 0) return;
+  const wanted = KIND_NAME[msgType];
+  if (wanted === undefined)
+    throw invalid('msgType', 'must be 0 (text), 1 (image), 2 (audio) or 3 (video)');
+  const refuse = () =>
+    invalid(
+      'content',
+      `must be the URL of ${wanted} file uploaded to this platform (msgType ${msgType})`,
+    );
+  const prefix = `${d.urls.cdn}/files/`;
+  if (!content.startsWith(prefix)) throw refuse();
+  const m = /^([^/]+)\/[^/?#]+$/.exec(content.slice(prefix.length));
+  const id = m?.[1] === undefined ? undefined : parseFileId(m[1]);
+  if (id === undefined) throw refuse();
+  const file = await findFile(d, id);
+  // The canonical URL of the row, compared whole: right id, right name, no extra encoding games.
+  if (!file || file.kind !== msgType || fileUrl(d.urls, file.id, file.filename) !== content)
+    throw refuse();
+}

@@ -1,0 +1,96 @@
+import { Permission } from '@parley/protocol';
+import { forbidden, notFound } from '../../errors/app-error.js';
+import type { Principal } from '../auth/principal.js';
+import type { Domain } from '../context.js';
+import type { ChannelRow } from '../views.js';
+import { channelPermissions, has, type MemberAccess, type OverwriteRow } from './permissions.js';
+
+export interface GuildChannel extends ChannelRow {
+  guild_id: number;
+}
+
+/** The caller's standing in a guild, or null when it is not a member. */
+export async function memberAccess(
+  d: Domain,
+  guildId: number,
+  ownerId: number,
+  userId: number,
+): Promise<MemberAccess | null> {
+  const [member, everyone, roles] = await Promise.all([
+    d.db
+      .selectFrom('members')
+      .select('joined_at')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst(),
+    d.db.selectFrom('roles').select('permissions').where('id', '=', guildId).executeTakeFirst(),
+    d.db
+      .selectFrom('member_roles as mr')
+      .innerJoin('roles as r', 'r.id', 'mr.role_id')
+      .select(['r.id', 'r.permissions'])
+      .where('mr.guild_id', '=', guildId)
+      .where('mr.user_id', '=', userId)
+      .execute(),
+  ]);
+  if (!member) return null;
+  return { isOwner: ownerId === userId, everyone: everyone?.permissions ?? 0, roles };
+}
+
+/** D12: 404 when the guild does not exist, 403 when the caller is not a member. */
+export async function requireGuildMember(
+  d: Domain,
+  p: Principal,
+  guildId: number,
+): Promise<{ guildId: number; ownerId: number; access: MemberAccess }> {
+  const guild = await d.db
+    .selectFrom('guilds')
+    .select(['id', 'owner_id'])
+    .where('id', '=', guildId)
+    .executeTakeFirst();
+  if (!guild) throw notFound('guild');
+  const access = await memberAccess(d, guild.id, guild.owner_id, p.userId);
+  if (!access) throw forbidden('Not a member of this guild');
+  return { guildId: guild.id, ownerId: guild.owner_id, access };
+}
+
+export async function channelOverwrites(d: Domain, channelId: number): Promise<OverwriteRow[]> {
+  return d.db
+    .selectFrom('channel_overwrites')
+    .select(['role_id as roleId', 'allow', 'deny'])
+    .where('channel_id', '=', channelId)
+    .execute();
+}
+
+const BIT_NAMES: Array<[number, string]> = [
+  [Permission.VIEW_CHANNEL, 'VIEW_CHANNEL'],
+  [Permission.SEND_MESSAGES, 'SEND_MESSAGES'],
+  [Permission.READ_MESSAGE_HISTORY, 'READ_MESSAGE_HISTORY'],
+];
+
+/**
+ * D12: a guild channel the caller may use with `needed` bits. Order of answers: unknown (or DM)
+ * channel 404, not a member 403, cannot VIEW 403, lacks a needed bit 403.
+ */
+export async function requireGuildChannel(
+  d: Domain,
+  p: Principal,
+  channelId: number,
+  needed: number,
+): Promise<GuildChannel> {
+  const ch = await d.db
+    .selectFrom('channels as c')
+    .innerJoin('guilds as g', 'g.id', 'c.guild_id')
+    .select(['c.id', 'c.guild_id', 'c.type', 'c.name', 'c.topic', 'g.owner_id'])
+    .where('c.id', '=', channelId)
+    .executeTakeFirst();
+  if (!ch || ch.guild_id === null) throw notFound('channel');
+  const access = await memberAccess(d, ch.guild_id, ch.owner_id, p.userId);
+  if (!access) throw forbidden('Not a member of this guild');
+  const bits = channelPermissions(access, ch.guild_id, await channelOverwrites(d, ch.id));
+  const want = needed | Permission.VIEW_CHANNEL;
+  if (!has(bits, want)) {
+    const missing = BIT_NAMES.filter(([b]) => want & b && !(bits & b)).map(([, n]) => n);
+    throw forbidden(`Missing permission: ${missing.join(', ')}`);
+  }
+  return { id: ch.id, guild_id: ch.guild_id, type: ch.type, name: ch.name, topic: ch.topic };
+}

@@ -1,0 +1,77 @@
+import { TransactionBuilder } from 'kysely';
+import type { Database } from '../storage/schema.js';
+import type { Db } from '../storage/db.js';
+
+/**
+ * After-commit callbacks for transactions (ARCHITECTURE habit 3: only what committed is
+ * published). Kysely has no commit hook, so the Domain's `db` is wrapped: `transaction().execute`
+ * remembers each transaction object while it runs, `afterCommit(trx, fn)` queues `fn` on it, and
+ * the queue runs once `execute` has resolved — i.e. after COMMIT. A transaction that throws rolls
+ * back and its queue is dropped, so a rolled-back write never wakes anyone.
+ */
+export class CommitHooks {
+  private readonly queues = new WeakMap<object, Array<() => void>>();
+
+  constructor(private readonly onError: (err: unknown) => void) {}
+
+  /**
+   * Queue `fn` for after `trx` commits. Outside a transaction the write is already committed, so
+   * `fn` runs now. A transaction not started through `wrap` cannot be followed: returns false
+   * (the dispatcher's periodic check still finds what it committed).
+   */
+  afterCommit(trx: Db, fn: () => void): boolean {
+    if (!trx.isTransaction) {
+      this.run([fn]);
+      return true;
+    }
+    const queue = this.queues.get(trx);
+    if (!queue) return false;
+    queue.push(fn);
+    return true;
+  }
+
+  wrap(db: Db): Db {
+    const wrapBuilder = (builder: TransactionBuilder<Database>): TransactionBuilder<Database> =>
+      new Proxy(builder, {
+        get: (target, prop) => {
+          if (prop === 'execute')
+            return async <T>(cb: (trx: Db) => Promise<T>): Promise<T> => {
+              const queue: Array<() => void> = [];
+              const result = await target.execute(async (trx) => {
+                this.queues.set(trx, queue);
+                return cb(trx);
+              });
+              this.run(queue);
+              return result;
+            };
+          const value: unknown = Reflect.get(target, prop, target);
+          if (typeof value !== 'function') return value;
+          // setAccessMode / setIsolationLevel return new builders: keep them wrapped.
+          return (...args: unknown[]) => {
+            const out: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+            return out instanceof TransactionBuilder
+              ? wrapBuilder(out as TransactionBuilder<Database>)
+              : out;
+          };
+        },
+      });
+    return new Proxy(db, {
+      get: (target, prop) => {
+        if (prop === 'transaction') return () => wrapBuilder(target.transaction());
+        // Kysely keeps its state in #private fields: methods must run on the real instance.
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  private run(queue: ReadonlyArray<() => void>): void {
+    for (const fn of queue) {
+      try {
+        fn();
+      } catch (err) {
+        this.onError(err);
+      }
+    }
+  }
+}

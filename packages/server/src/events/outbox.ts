@@ -1,0 +1,75 @@
+import type { EventRecorder, RecordedEvent } from '../domain/events/recorder.js';
+import { recipientBots } from '../domain/events/recipients.js';
+import type { Clock } from '../ids/clock.js';
+import type { SnowflakeGenerator } from '../ids/snowflake.js';
+import type { Db } from '../storage/db.js';
+import type { CommitHooks } from './commit-hooks.js';
+import { serializeData, webhookBody } from './serialize.js';
+import { allocatePositions, EntryKind, insertEntries, type StreamEntry } from './stream.js';
+
+export interface CommittedEntry {
+  botId: number;
+  entry: StreamEntry;
+}
+
+/**
+ * The real EventRecorder (D36 outbox). Inside the writer's transaction: decide the recipients
+ * (D34), store the event once, and append one row to each recipient bot's stream. Only after
+ * the transaction has committed are the new entries handed on (`committed`); a rollback takes
+ * the rows, the stream positions and the notification with it.
+ */
+export class OutboxRecorder implements EventRecorder {
+  constructor(
+    private readonly o: {
+      ids: SnowflakeGenerator;
+      clock: Clock;
+      hooks: CommitHooks;
+      committed: (entries: CommittedEntry[]) => void;
+      tokenReset: (botId: number) => void;
+      /** D36/D38: webhook deliveries for the same recipients, in the same transaction */
+      webhooks?: {
+        enqueue: (
+          trx: Db,
+          type: string,
+          body: string,
+          botIds: readonly number[],
+        ) => Promise<number>;
+        /** after commit, when deliveries were enqueued */
+        committed: () => void;
+      };
+    },
+  ) {}
+
+  async record(trx: Db, event: RecordedEvent): Promise<void> {
+    const bots = await recipientBots(trx, event.scope);
+    if (bots.length === 0) return;
+    const id = this.o.ids.next();
+    const now = this.o.clock.now();
+    const type = event.envelope.type;
+    const data = serializeData(event.envelope);
+    await trx.insertInto('events').values({ id, type, data, created_at: now }).execute();
+    const positions = await allocatePositions(trx, bots);
+    const rows = bots.map((bot_id) => {
+      const seq = positions.get(bot_id);
+      if (seq === undefined) throw new Error(`no stream position for bot ${bot_id}`);
+      return { bot_id, seq, kind: EntryKind.EVENT, event_id: id, created_at: now };
+    });
+    await insertEntries(trx, rows);
+    const hooks = this.o.hooks;
+    const webhooks = this.o.webhooks;
+    if (webhooks && (await webhooks.enqueue(trx, type, webhookBody(type, data), bots)) > 0)
+      hooks.afterCommit(trx, () => webhooks.committed());
+    this.o.hooks.afterCommit(trx, () =>
+      this.o.committed(
+        rows.map((r) => ({
+          botId: r.bot_id,
+          entry: { seq: r.seq, kind: r.kind, type, data, createdAt: now },
+        })),
+      ),
+    );
+  }
+
+  async botTokenReset(trx: Db, botId: number): Promise<void> {
+    this.o.hooks.afterCommit(trx, () => this.o.tokenReset(botId));
+  }
+}

@@ -1,0 +1,135 @@
+import type { Config } from '../config/config.js';
+import type { EventRecorder } from '../domain/events/recorder.js';
+import type { Clock } from '../ids/clock.js';
+import type { SnowflakeGenerator } from '../ids/snowflake.js';
+import type { Db } from '../storage/db.js';
+import { noBus, type Signal, type SignalBus } from './bus.js';
+import { CommitHooks } from './commit-hooks.js';
+import { Dispatcher } from './dispatcher.js';
+import { OutboxRecorder, type CommittedEntry } from './outbox.js';
+import { pruneEvents } from './pruner.js';
+import { RedisBus } from './redis-bus.js';
+import { enqueueDeliveries } from '../webhooks/webhooks.service.js';
+
+/** How often each node looks at the database on its own (safety net for lost signals), ms. */
+export const DB_CHECK_MS = 250;
+const PRUNE_EVERY_MS = 60_000;
+
+/**
+ * The events area as the rest of the server sees it: the recorder the domain writes through,
+ * the dispatcher sinks subscribe to, and the signals between nodes. Opened with the services
+ * (the CLI records events too); `start()` adds what only a serving node does (listening to other
+ * nodes, the periodic checks, pruning).
+ */
+export interface EventsRuntime {
+  /** the database handle whose transactions tell the outbox when they commit */
+  readonly db: Db;
+  readonly recorder: EventRecorder;
+  readonly dispatcher: Dispatcher;
+  /** claim / token signals, from this process and from other nodes */
+  onSignal(listener: (signal: Signal) => void): () => void;
+  /** tell this process's listeners and every other node */
+  publish(signal: Signal): void;
+  setErrorLog(log: (err: unknown) => void): void;
+  /** called after a transaction that enqueued webhook deliveries commits (wakes the worker) */
+  onWebhooks(listener: () => void): () => void;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function openEvents(o: {
+  db: Db;
+  config: Config;
+  ids: SnowflakeGenerator;
+  clock: Clock;
+}): EventsRuntime {
+  let log = (err: unknown): void => {
+    process.stderr.write(`parley events: ${err instanceof Error ? err.stack : String(err)}\n`);
+  };
+  const onError = (err: unknown): void => log(err);
+  const hooks = new CommitHooks(onError);
+  const db = hooks.wrap(o.db);
+  const bus: SignalBus = o.config.redisUrl ? new RedisBus(o.config.redisUrl, onError) : noBus;
+  const dispatcher = new Dispatcher(db, { pollMs: DB_CHECK_MS, batch: 256, onError });
+  const listeners = new Set<(s: Signal) => void>();
+  const tellLocal = (s: Signal): void => {
+    for (const l of listeners) {
+      try {
+        l(s);
+      } catch (err) {
+        onError(err);
+      }
+    }
+  };
+  const publish = (s: Signal): void => {
+    tellLocal(s);
+    bus.publish(s);
+  };
+  const committed = (entries: CommittedEntry[]): void => {
+    dispatcher.committed(entries);
+    const heads = new Map<number, number>();
+    for (const { botId, entry } of entries)
+      heads.set(botId, Math.max(entry.seq, heads.get(botId) ?? 0));
+    bus.publish({ k: 'heads', heads: [...heads] });
+  };
+  const webhookListeners = new Set<() => void>();
+  const recorder = new OutboxRecorder({
+    ids: o.ids,
+    clock: o.clock,
+    hooks,
+    committed,
+    tokenReset: (botId) => publish({ k: 'token', botId }),
+    webhooks: {
+      enqueue: (trx, type, body, botIds) => enqueueDeliveries(trx, o, type, body, botIds),
+      committed: () => {
+        for (const l of webhookListeners) l();
+      },
+    },
+  });
+
+  let pruner: NodeJS.Timeout | undefined;
+  let started = false;
+  const prune = (): void => {
+    pruneEvents(db, o.clock.now(), o.config.resumeWindowS * 1000).catch(onError);
+  };
+
+  return {
+    db,
+    recorder,
+    dispatcher,
+    onSignal: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    publish,
+    setErrorLog: (l) => {
+      log = l;
+    },
+    onWebhooks: (l) => {
+      webhookListeners.add(l);
+      return () => webhookListeners.delete(l);
+    },
+    async start() {
+      if (started) return;
+      started = true;
+      dispatcher.start();
+      prune();
+      pruner = setInterval(prune, PRUNE_EVERY_MS);
+      pruner.unref();
+      try {
+        await bus.subscribe((s) => {
+          if (s.k === 'heads') for (const [botId, seq] of s.heads) dispatcher.wake(botId, seq);
+          else tellLocal(s);
+        });
+      } catch (err) {
+        // Redis down at start: the periodic database checks keep every node correct meanwhile.
+        onError(err);
+      }
+    },
+    async close() {
+      clearInterval(pruner);
+      dispatcher.stop();
+      await bus.close();
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import type { Db } from '../storage/db.js';
+
+/**
+ * Per-bot streams (storage/schema-events.ts). Positions are allocated by a guarded upsert on the
+ * bot's `event_streams` row: the row stays locked until the transaction ends, so a bot's stream
+ * is gapless and commit-ordered (a rolled-back transaction gives its positions back).
+ */
+export const EntryKind = { EVENT: 0, READY: 1, RESUMED: 2 } as const;
+export type EntryKind = (typeof EntryKind)[keyof typeof EntryKind];
+
+export interface StreamEntry {
+  seq: number;
+  kind: EntryKind;
+  /** event type and JSON data; null for markers */
+  type: string | null;
+  data: string | null;
+  createdAt: number;
+}
+
+/** SQLite allows 32766 bound values per statement; stay far below on both dialects. */
+const CHUNK = 1000;
+
+/**
+ * Allocate the next position of each bot's stream, locking their rows in ascending id order
+ * (the same order in every transaction: no deadlocks between concurrent writers).
+ */
+export async function allocatePositions(
+  trx: Db,
+  botIds: readonly number[],
+): Promise<Map<number, number>> {
+  const sorted = [...new Set(botIds)].sort((a, b) => a - b);
+  const out = new Map<number, number>();
+  for (let i = 0; i < sorted.length; i += CHUNK) {
+    const rows = await trx
+      .insertInto('event_streams')
+      .values(sorted.slice(i, i + CHUNK).map((bot_id) => ({ bot_id, seq: 1 })))
+      .onConflict((oc) =>
+        oc.column('bot_id').doUpdateSet((eb) => ({ seq: eb(eb.ref('event_streams.seq'), '+', 1) })),
+      )
+      .returning(['bot_id', 'seq'])
+      .execute();
+    for (const r of rows) out.set(Number(r.bot_id), Number(r.seq));
+  }
+  return out;
+}
+
+export async function insertEntries(
+  trx: Db,
+  rows: ReadonlyArray<{
+    bot_id: number;
+    seq: number;
+    kind: EntryKind;
+    event_id: number | null;
+    created_at: number;
+  }>,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK)
+    await trx
+      .insertInto('bot_events')
+      .values(rows.slice(i, i + CHUNK))
+      .execute();
+}
+
+/** A gateway marker (READY / RESUMED) at the bot's next position; returns that position. */
+export async function appendMarker(
+  trx: Db,
+  botId: number,
+  kind: EntryKind,
+  now: number,
+): Promise<number> {
+  const seq = (await allocatePositions(trx, [botId])).get(botId);
+  if (seq === undefined) throw new Error('stream position not allocated');
+  await insertEntries(trx, [{ bot_id: botId, seq, kind, event_id: null, created_at: now }]);
+  return seq;
+}
+
+/** A bot's committed entries after `afterSeq`, in order. */
+export async function readStream(
+  db: Db,
+  botId: number,
+  afterSeq: number,
+  limit: number,
+): Promise<StreamEntry[]> {
+  const rows = await db
+    .selectFrom('bot_events as be')
+    .leftJoin('events as e', 'e.id', 'be.event_id')
+    .select(['be.seq', 'be.kind', 'be.created_at', 'e.type', 'e.data'])
+    .where('be.bot_id', '=', botId)
+    .where('be.seq', '>', afterSeq)
+    .orderBy('be.seq', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    kind: r.kind as EntryKind,
+    type: r.type,
+    data: r.data,
+    createdAt: Number(r.created_at),
+  }));
+}
+
+/** The last allocated (= committed) position of each bot's stream. */
+export async function streamHeads(db: Db, botIds: readonly number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (let i = 0; i < botIds.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('event_streams')
+      .select(['bot_id', 'seq'])
+      .where('bot_id', 'in', botIds.slice(i, i + CHUNK))
+      .execute();
+    for (const r of rows) out.set(Number(r.bot_id), Number(r.seq));
+  }
+  return out;
+}
+
+/** How many entries of [from, to] are still stored (a resume needs all of them). */
+export async function countEntries(
+  db: Db,
+  botId: number,
+  from: number,
+  to: number,
+): Promise<number> {
+  if (to < from) return 0;
+  const row = await db
+    .selectFrom('bot_events')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('bot_id', '=', botId)
+    .where('seq', '>=', from)
+    .where('seq', '<=', to)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

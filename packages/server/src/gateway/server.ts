@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { WebSocketServer } from 'ws';
+import type { ErrorCode } from '@parley/protocol';
+import { authenticate, bearerToken } from '../domain/auth/authenticate.js';
+import type { BotTokenCodec } from '../domain/auth/bot-token.js';
+import type { Domain } from '../domain/context.js';
+import { AppError } from '../errors/app-error.js';
+import type { EventsRuntime } from '../events/runtime.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
+import { GatewayConnection, type BotIdentity } from './connection.js';
+import { GatewayRegistry } from './registry.js';
+import { releaseNode } from './session-store.js';
+
+export interface GatewayDeps {
+  readonly domain: Domain;
+  readonly codec: BotTokenCodec;
+  readonly limiter: RateLimiter;
+  readonly events: EventsRuntime;
+}
+
+export const GATEWAY_PATH = '/gateway';
+/** D28: at least 1 s between a bot's connection attempts, on every node (shared limiter). */
+const RECONNECT_SPEC = { rate: 1, burst: 1 } as const;
+/**
+ * Frames over 4096 bytes close with 4002 (D32), which needs them read; beyond this size the
+ * WebSocket layer refuses without reading (1009), so a client cannot make us buffer megabytes.
+ */
+const MAX_READ_BYTES = 1 << 20;
+const CANONICAL_INT = /^(0|[1-9][0-9]{0,15})$/;
+
+/**
+ * The gateway on the HTTP server's port (D1): the upgrade is handled here, before `ws`, so every
+ * refusal is a plain HTTP answer in the D5 error form (D28). Started when the app is ready;
+ * on close (preClose, before the HTTP server stops) every client gets op 7 and its session stays
+ * resumable.
+ */
+export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
+  const { domain, codec, limiter, events } = deps;
+  const config = domain.config;
+  const log = (err: unknown, msg: string): void => app.log.error({ err }, msg);
+  const registry = new GatewayRegistry(domain.db, events, log);
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_READ_BYTES,
+    perMessageDeflate: false,
+  });
+  let closing = false;
+
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
+    // Until ws owns it, an error on the raw socket must not crash the process.
+    socket.on('error', () => {});
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    if (url.pathname !== GATEWAY_PATH)
+      return refuse(socket, new AppError('NOT_FOUND', `No route GET ${url.pathname}`));
+    if (closing)
+      return refuse(
+        socket,
+        new AppError('SERVICE_UNAVAILABLE', 'Server is shutting down; reconnect', {
+          headers: { 'retry-after': '1' },
+        }),
+      );
+    let bot: BotIdentity;
+    try {
+      // D9: the Authorization header only; a token in the query or a subprotocol is ignored.
+      const token = bearerToken(req.headers.authorization);
+      const principal = await authenticate(domain.db, codec, token);
+      const claims = await codec.verify(token);
+      if (!principal.isBot || principal.botId === undefined || !claims)
+        throw new AppError('UNAUTHORIZED', 'The gateway takes bot tokens only', {
+          headers: { 'www-authenticate': 'Bearer' },
+        });
+      bot = { botId: principal.botId, userId: principal.userId, generation: claims.generation };
+      // D28: a second attempt less than 1 s after the previous one is refused.
+      const d = await limiter.consume(`gateway-connect:bot:${bot.botId}`, RECONNECT_SPEC);
+      if (!d.allowed) {
+        const retryAfter = d.retryAfterMs / 1000;
+        throw new AppError(
+          'RATE_LIMIT_EXCEEDED',
+          `Reconnecting too fast: at most one connection attempt per second; retry after ${retryAfter} s`,
+          { retryAfter, headers: { 'retry-after': String(Math.ceil(retryAfter)) } },
+        );
+      }
+    } catch (err) {
+      if (err instanceof AppError) return refuse(socket, err);
+      log(err, 'gateway upgrade failed');
+      return refuse(socket, new AppError('INTERNAL_ERROR', 'Internal server error'));
+    }
+    const resume = resumeParams(url);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (closing) {
+        ws.close(1012, 'server restarting');
+        return;
+      }
+      const conn = new GatewayConnection(
+        ws,
+        bot,
+        {
+          domain,
+          dispatcher: events.dispatcher,
+          nodeId: config.nodeId,
+          heartbeatMs: config.heartbeatMs,
+          resumeWindowS: config.resumeWindowS,
+          rate: config.rateGateway,
+          claimed: (c) => registry.claimed(c),
+          finished: (c) => registry.remove(c),
+          log,
+        },
+        resume,
+      );
+      registry.add(conn);
+      conn.start();
+    });
+  };
+
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    upgrade(req, socket, head).catch((err: unknown) => {
+      log(err, 'gateway upgrade failed');
+      socket.destroy();
+    });
+  });
+
+  app.addHook('onReady', async () => {
+    events.setErrorLog((err) => log(err, 'events'));
+    // Sessions this node held before a restart or crash: their connections are gone.
+    await releaseNode(domain.db, config.nodeId, domain.clock.now());
+    await events.start();
+    registry.start();
+  });
+
+  // preClose runs before the HTTP server stops: clients still hear op 7 and a clean close.
+  app.addHook('preClose', async () => {
+    closing = true;
+    await registry.shutdown();
+    wss.close();
+  });
+}
+
+/** D31: `?sessionId=…&seq=…` asks to resume; anything malformed is a resume that cannot be served. */
+function resumeParams(url: URL): { sessionId: string; seq: number } | undefined {
+  const sessionId = url.searchParams.get('sessionId');
+  const seq = url.searchParams.get('seq');
+  if (sessionId === null && seq === null) return undefined;
+  const n = seq !== null && CANONICAL_INT.test(seq) ? Number(seq) : -1;
+  return { sessionId: sessionId ?? '', seq: n };
+}
+
+/** D28: a refused upgrade is an HTTP answer with the D5 error body (and D7's request id). */
+function refuse(socket: Duplex, err: AppError): void {
+  const status = err.status;
+  const body = JSON.stringify({
+    error: { code: err.code satisfies ErrorCode, message: err.message, ...err.extra },
+  });
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': randomUUID(),
+    connection: 'close',
+    ...err.headers,
+  };
+  if (status === 401) headers['www-authenticate'] = 'Bearer';
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ].join('\r\n');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${head}\r\n\r\n${body}`);
+}

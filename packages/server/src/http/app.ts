@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { BotTokenCodec } from '../domain/auth/bot-token.js';
+import type { Domain } from '../domain/context.js';
+import type { EventsRuntime } from '../events/runtime.js';
+import { installGateway } from '../gateway/server.js';
+import type { BlobStore } from '../files/blob-store.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
+import { adminAuth, botAuth } from './plugins/auth.js';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  installErrorHandler,
+} from './plugins/error-handler.js';
+import { installJsonParser, JSON_BODY_LIMIT } from './plugins/json-body.js';
+import { installNotFound } from './plugins/not-found.js';
+import { apiRateLimit } from './plugins/rate-limit.js';
+import { installValidation } from './plugins/validation.js';
+import { openApiOptions } from './openapi.js';
+import { ErrorBodyShared } from './schemas.js';
+import { adminRoutes } from './routes/admin.routes.js';
+import { botRoutes } from './routes/bot.routes.js';
+import { cdnRoutes } from './routes/cdn.routes.js';
+import { channelRoutes } from './routes/channels.routes.js';
+import { dmRoutes } from './routes/dm.routes.js';
+import { fileRoutes } from './routes/files.routes.js';
+import { memberRoutes } from './routes/members.routes.js';
+import { messageRoutes } from './routes/messages.routes.js';
+
+export interface AppDeps {
+  readonly domain: Domain;
+  readonly codec: BotTokenCodec;
+  readonly blobs: BlobStore;
+  readonly limiter: RateLimiter;
+  /** D28–D36: events for the gateway (served on this same port, D1) */
+  readonly events: EventsRuntime;
+  /** the webhook worker, woken when a route enqueues a delivery (absent in tools and tests) */
+  readonly webhooks?: { wake(): void } | undefined;
+}
+
+export interface AppOptions {
+  logger?: FastifyServerOptions['logger'];
+  https?: { cert: Buffer; key: Buffer };
+}
+
+export type ApiPlugin = FastifyPluginAsyncTypebox<{ deps: AppDeps }>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** D25: which rate-limit bucket a route charges (default "global"). */
+    bucket?: 'global' | 'messages';
+  }
+}
+
+/** Log lines never carry the Authorization header or other secrets. */
+const redact = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+
+/**
+ * The Fastify instance, never listening: main.ts listens, tests use inject() (ARCHITECTURE).
+ */
+export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const logger = opts.logger === undefined ? false : opts.logger;
+  const app = Fastify({
+    logger: typeof logger === 'object' && logger !== null ? { ...logger, redact } : logger,
+    ...(opts.https ? { https: opts.https } : {}),
+    bodyLimit: JSON_BODY_LIMIT,
+    // D5–D7: routing errors (bad percent-encoding, over-long path parameter) in our form too.
+    frameworkErrors,
+    clientErrorHandler,
+    // D7: every response carries X-Request-Id; ours, never the client's (logs stay trustworthy).
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  });
+
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  installValidation(app);
+  app.addSchema(ErrorBodyShared);
+  installJsonParser(app);
+  installErrorHandler(app);
+  installNotFound(app);
+  // D25–D26: authentication, then the caller's bucket; before any body is read (onRequest).
+  const limited = apiRateLimit(
+    { limiter: deps.limiter, config: deps.domain.config },
+    botAuth(deps),
+  );
+  app.addHook('onRequest', limited.unrouted); // 404/405 under /api/v1 carry the headers too
+
+  await app.register(swagger, openApiOptions(deps.domain.urls.origin));
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', limited.routed); // = botAuth, then the bucket
+      for (const routes of [
+        botRoutes,
+        messageRoutes,
+        channelRoutes,
+        memberRoutes,
+        dmRoutes,
+        fileRoutes,
+      ]) {
+        await api.register(routes, { deps });
+      }
+    },
+    { prefix: '/api/v1' },
+  );
+
+  // D41: without an admin token the operator API does not exist — not even as a 405 with an
+  // Allow header (the 405 logic sees every registered route), so its routes are not registered.
+  if (deps.domain.config.adminToken !== undefined)
+    await app.register(
+      async (admin) => {
+        admin.addHook('onRequest', adminAuth(deps.domain.config.adminToken));
+        await admin.register(adminRoutes, { deps });
+      },
+      { prefix: '/admin/v1' },
+    );
+
+  await app.register(cdnRoutes, { prefix: '/cdn', deps });
+  installGateway(app, deps);
+  return app;
+}

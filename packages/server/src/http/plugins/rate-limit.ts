@@ -1,0 +1,118 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config/config.js';
+import { AppError } from '../../errors/app-error.js';
+import type { RateLimiter } from '../../ratelimit/limiter.js';
+import {
+  bucketKey,
+  bucketSpec,
+  subjectOf,
+  type BucketName,
+  type Subject,
+} from '../../ratelimit/policy.js';
+import type { Decision } from '../../ratelimit/token-bucket.js';
+
+export interface RateLimits {
+  readonly limiter: RateLimiter;
+  readonly config: Pick<Config, 'rateGlobal' | 'rateMessages'>;
+}
+
+type Hook = (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** Seconds with millisecond precision, e.g. `0.2`, `1795000000.125` (D26: may be fractional). */
+const seconds = (ms: number): string => String(Math.ceil(ms) / 1000);
+
+/** D26: the headers every limited response carries. */
+export function rateLimitHeaders(bucket: BucketName, d: Decision): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(d.limit),
+    'x-ratelimit-remaining': String(d.remaining),
+    'x-ratelimit-reset': seconds(d.atMs + d.resetAfterMs),
+    'x-ratelimit-reset-after': seconds(d.resetAfterMs),
+    'x-ratelimit-bucket': bucket,
+  };
+}
+
+const isApiPath = (url: string): boolean => url === '/api/v1' || /^\/api\/v1[/?]/.test(url);
+
+const isAuthFailure = (err: unknown): boolean =>
+  err instanceof AppError && err.code === 'UNAUTHORIZED';
+
+/**
+ * D25–D26 for /api/v1, as onRequest hooks: they run before the body is read, so a refused upload
+ * or message is never parsed, let alone stored (a rejected request has no effect at all).
+ *
+ * `routed` replaces the plain authentication hook of the /api/v1 scope: authentication comes
+ * first, so only a caller that proved who it is can spend a bot's (or person's) budget; a request
+ * that fails authentication is charged to its client address with the `global` figures instead
+ * (D26), and is refused with 429 rather than 401 once that bucket is empty, which also throttles
+ * token guessing. `unrouted` gives 404/405 answers under /api/v1 the same treatment: they are
+ * /api/v1 responses too, and are charged to the caller (or its address) in `global`, without
+ * turning an unknown route into a 401.
+ */
+export function apiRateLimit(
+  limits: RateLimits,
+  authenticate: Hook,
+): { routed: Hook; unrouted: Hook } {
+  const charge = async (
+    reply: FastifyReply,
+    bucket: BucketName,
+    subject: Subject,
+  ): Promise<void> => {
+    const spec = bucketSpec(limits.config, bucket);
+    if (spec === null) return; // turned off by the operator (D27): no bucket, no headers
+    let d;
+    try {
+      d = await limits.limiter.consume(bucketKey(bucket, subject), spec);
+    } catch (err) {
+      // The shared store (Redis) is unreachable: refuse rather than go unlimited, and say it is
+      // temporary (503 + Retry-After) instead of an internal error.
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        'Rate limiting is temporarily unavailable; retry shortly',
+        {
+          retryAfter: 1,
+          headers: { 'retry-after': '1' },
+          cause: err,
+        },
+      );
+    }
+    const headers = rateLimitHeaders(bucket, d);
+    if (!d.allowed) {
+      const retryAfter = d.retryAfterMs / 1000;
+      throw new AppError(
+        'RATE_LIMIT_EXCEEDED',
+        `Rate limit exceeded (bucket "${bucket}"); retry after ${retryAfter} s`,
+        // D26: Retry-After in whole seconds, rounded up; retryAfter in the body is exact.
+        { retryAfter, headers: { ...headers, 'retry-after': String(Math.ceil(retryAfter)) } },
+      );
+    }
+    reply.headers(headers);
+  };
+
+  const address = (req: FastifyRequest): Subject => ({ kind: 'address', ip: req.ip });
+
+  const routed: Hook = async (req, reply) => {
+    try {
+      await authenticate(req, reply);
+    } catch (err) {
+      if (isAuthFailure(err)) await charge(reply, 'global', address(req));
+      throw err;
+    }
+    // Routes under /api/v1 only run authenticated; the check keeps the types honest.
+    if (!req.principal) return;
+    const bucket = req.routeOptions.config.bucket ?? 'global';
+    await charge(reply, bucket, subjectOf(req.principal));
+  };
+
+  const unrouted: Hook = async (req, reply) => {
+    if (!req.is404 || !isApiPath(req.url) || limits.config.rateGlobal === null) return;
+    try {
+      await authenticate(req, reply);
+    } catch (err) {
+      if (!isAuthFailure(err)) throw err;
+    }
+    await charge(reply, 'global', req.principal ? subjectOf(req.principal) : address(req));
+  };
+
+  return { routed, unrouted };
+}

@@ -1,0 +1,8 @@
+/** The clock is the one thing tests may fake (DEVELOPERS.md: mock only the clock and the far edge). */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export const iso = (ms: number): string => new Date(ms).toISOString();

@@ -1,0 +1,90 @@
+import { BotTokenCodec } from './domain/auth/bot-token.js';
+import { loadTokenSecret } from './domain/auth/secret.js';
+import { Urls, type Domain } from './domain/context.js';
+import type { Config } from './config/config.js';
+import { openEvents, type EventsRuntime } from './events/runtime.js';
+import { systemClock, type Clock } from './ids/clock.js';
+import { SnowflakeGenerator } from './ids/snowflake.js';
+import { openBlobStore, type BlobStore } from './files/blob-store.js';
+import type { RateLimiter } from './ratelimit/limiter.js';
+import { createRateLimiter } from './ratelimit/open.js';
+import { migrate, openDatabase, type OpenOptions } from './storage/db.js';
+
+/** Everything the transports (HTTP, gateway, CLI) share, built once from the config. */
+export interface Services {
+  readonly domain: Domain;
+  readonly codec: BotTokenCodec;
+  /** D22–D23: uploaded files' bytes */
+  readonly blobs: BlobStore;
+  /** D25–D27: REST rate-limit buckets (Redis when PARLEY_REDIS_URL is set, else memory) */
+  readonly limiter: RateLimiter;
+  /** D34–D36: the outbox recorder, the dispatcher and the signals between nodes */
+  readonly events: EventsRuntime;
+  close(): Promise<void>;
+}
+
+export function defaultOrigin(config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const h = host.includes(':') ? `[${host}]` : host;
+  return `${config.tlsCert ? 'https' : 'http'}://${h}:${config.port}`;
+}
+
+export async function openServices(
+  config: Config,
+  opts: OpenOptions & { clock?: Clock } = {},
+): Promise<Services> {
+  const handle = openDatabase(config.databaseUrl, opts);
+  try {
+    await migrate(handle.db, handle.dialect);
+    const codec = new BotTokenCodec(await loadTokenSecret(handle.db, config.tokenSecret));
+    const clock = opts.clock ?? systemClock;
+    const ids = new SnowflakeGenerator(config.nodeId, clock);
+    // D3: ids keep increasing across restarts even if the clock stepped back meanwhile.
+    for (const table of [
+      'messages',
+      'users',
+      'channels',
+      'guilds',
+      'roles',
+      'bots',
+      'files',
+    ] as const) {
+      const row = await handle.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.max('id').as('max'))
+        .executeTakeFirst();
+      if (row?.max != null) ids.advancePast(Number(row.max));
+    }
+    // D36: the domain writes through a handle that tells the outbox when transactions commit.
+    const events = openEvents({ db: handle.db, config, ids, clock });
+    const domain: Domain = {
+      db: events.db,
+      dialect: handle.dialect,
+      ids,
+      clock,
+      urls: new Urls(config.publicUrl ?? defaultOrigin(config)),
+      config,
+      events: events.recorder,
+    };
+    const blobs = await openBlobStore(config);
+    const limiter = createRateLimiter(config, clock);
+    return {
+      domain,
+      codec,
+      blobs,
+      limiter,
+      events,
+      close: async () => {
+        try {
+          await events.close();
+          await limiter.close();
+        } finally {
+          await handle.close();
+        }
+      },
+    };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}

@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import { init } from './0001-init.js';
+import { migration as events } from './0002-events.js';
+import { migration as files } from './0003-files.js';
+import { migration as webhooks } from './0004-webhooks.js';
+
+/** Migrations in order; names sort lexically and never change once released. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-init': init,
+  '0002-events': events,
+  '0003-files': files,
+  '0004-webhooks': webhooks,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, invalid, notFound } from '../errors/app-error.js';
+import { iso, type Clock } from '../ids/clock.js';
+import type { SnowflakeGenerator } from '../ids/snowflake.js';
+import { webhookBody } from '../events/serialize.js';
+import type { Domain } from '../domain/context.js';
+import { newWebhookSecret } from '../domain/bots/bots.service.js';
+import type { Db } from '../storage/db.js';
+import type { WebhookDeliveriesTable } from '../storage/schema-webhooks.js';
+import { checkTarget, UnsafeTargetError, type TargetPolicy } from './ssrf-guard.js';
+
+/** D41: a delivery as the operator API and the console show it. */
+export interface DeliveryView {
+  id: number;
+  deliveryId: string;
+  type: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastLatencyMs: number | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+/** D40: the console's "send a test event" type; not one of the eight bot events. */
+export const TEST_EVENT_TYPE = 'WEBHOOK_TEST';
+
+export const policyOf = (d: Domain): TargetPolicy => ({
+  allowInsecure: d.config.webhookAllowInsecure,
+  allowPrivate: d.config.webhookAllowPrivate,
+});
+
+const view = (r: WebhookDeliveriesTable): DeliveryView => ({
+  id: r.id,
+  deliveryId: r.delivery_id,
+  type: r.event_type,
+  state: r.state,
+  attempts: r.attempts,
+  lastStatus: r.last_status,
+  lastError: r.last_error,
+  lastLatencyMs: r.last_latency_ms,
+  nextAttemptAt:
+    r.state === 'pending' && r.next_attempt_at !== null ? iso(r.next_attempt_at) : null,
+  createdAt: iso(r.created_at),
+});
+
+async function requireBot(d: Domain, botId: number) {
+  const bot = await d.db
+    .selectFrom('bots')
+    .select(['id', 'webhook_url', 'webhook_secret'])
+    .where('id', '=', botId)
+    .executeTakeFirst();
+  if (!bot) throw notFound('bot');
+  return bot;
+}
+
+/** D37 + D41: set the address after checking it; answers the bot's current secret. */
+export async function setWebhook(
+  d: Domain,
+  botId: number,
+  url: string,
+): Promise<{ url: string; secret: string }> {
+  const bot = await requireBot(d, botId);
+  let checked: URL;
+  try {
+    checked = await checkTarget(url, policyOf(d));
+  } catch (err) {
+    if (err instanceof UnsafeTargetError) throw invalid('url', err.message);
+    throw err;
+  }
+  await d.db
+    .updateTable('bots')
+    .set({ webhook_url: checked.href })
+    .where('id', '=', botId)
+    .execute();
+  return { url: checked.href, secret: bot.webhook_secret };
+}
+
+/** Removing the address stops new deliveries; pending ones fail at their next try. */
+export async function deleteWebhook(d: Domain, botId: number): Promise<void> {
+  await requireBot(d, botId);
+  await d.db.updateTable('bots').set({ webhook_url: null }).where('id', '=', botId).execute();
+}
+
+/** D38/D41: rotation — the new secret signs every try from now on (it is read at each try). */
+export async function rotateWebhookSecret(d: Domain, botId: number): Promise<{ secret: string }> {
+  await requireBot(d, botId);
+  const secret = newWebhookSecret();
+  await d.db.updateTable('bots').set({ webhook_secret: secret }).where('id', '=', botId).execute();
+  return { secret };
+}
+
+/**
+ * D36/D39: inside the event's own transaction, one durable delivery per recipient bot that has a
+ * webhook. `body` is the envelope as serialized once by the events area (events/serialize.ts):
+ * those exact bytes are what every try signs and sends.
+ */
+export async function enqueueDeliveries(
+  trx: Db,
+  o: { ids: SnowflakeGenerator; clock: Clock },
+  type: string,
+  body: string,
+  botIds: readonly number[],
+): Promise<number> {
+  if (botIds.length === 0) return 0;
+  const bots = await trx
+    .selectFrom('bots')
+    .select('id')
+    .where('id', 'in', [...botIds])
+    .where('webhook_url', 'is not', null)
+    .execute();
+  if (bots.length === 0) return 0;
+  const now = o.clock.now();
+  await trx
+    .insertInto('webhook_deliveries')
+    .values(
+      bots.map((b) => ({
+        id: o.ids.next(),
+        delivery_id: randomUUID(),
+        bot_id: b.id,
+        event_type: type,
+        body,
+        state: 'pending' as const,
+        attempts: 0,
+        next_attempt_at: now,
+        locked_until: null,
+        locked_by: null,
+        last_status: null,
+        last_error: null,
+        last_latency_ms: null,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
+  return bots.length;
+}
+
+/** D40/D41: the bot's recent deliveries, newest first. */
+export async function listDeliveries(
+  d: Domain,
+  botId: number,
+  limit = 100,
+): Promise<{ deliveries: DeliveryView[] }> {
+  await requireBot(d, botId);
+  const rows = await d.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('bot_id', '=', botId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return { deliveries: rows.map(view) };
+}
+
+/** D39/D41: one more try now, under the same delivery id. */
+export async function redeliver(d: Domain, botId: number, id: number): Promise<DeliveryView> {
+  const now = d.clock.now();
+  // A delivery that is still pending is going to be tried anyway: it is left as it is.
+  await d.db
+    .updateTable('webhook_deliveries')
+    .set({
+      state: 'pending',
+      next_attempt_at: now,
+      locked_until: null,
+      locked_by: null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('bot_id', '=', botId)
+    .where('state', '!=', 'pending')
+    .execute();
+  const row = await d.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', id)
+    .where('bot_id', '=', botId)
+    .executeTakeFirst();
+  if (!row) throw notFound('delivery');
+  return view(row);
+}
+
+/** D40: a test event to the bot's webhook, through the normal delivery path. */
+export async function sendTestEvent(d: Domain, botId: number): Promise<DeliveryView> {
+  const bot = await requireBot(d, botId);
+  if (bot.webhook_url === null)
+    throw new AppError('VALIDATION_ERROR', 'This bot has no webhook address');
+  const body = webhookBody(
+    TEST_EVENT_TYPE,
+    JSON.stringify({ botId, message: 'Test event from Parley' }),
+  );
+  await d.db
+    .transaction()
+    .execute((trx) => enqueueDeliveries(trx, d, TEST_EVENT_TYPE, body, [botId]));
+  const row = await d.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('bot_id', '=', botId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  return view(row);
+}

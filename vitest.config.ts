@@ -1,0 +1,35 @@
+import { defineConfig } from 'vitest/config';
+import SummaryReporter from './vitest.summary-reporter.js';
+
+// One HTTP suite, run once per SQL dialect (ARCHITECTURE habit 5): the `sqlite` and `postgres`
+// projects include the same files and differ only in PARLEY_TEST_DIALECT.
+const httpSuite = ['packages/server/test/http/**/*.test.ts'];
+
+export default defineConfig({
+  test: {
+    reporters: ['default', new SummaryReporter()],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/*/test/unit/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'sqlite', include: httpSuite, env: { PARLEY_TEST_DIALECT: 'sqlite' } },
+      },
+      {
+        extends: true,
+        test: { name: 'postgres', include: httpSuite, env: { PARLEY_TEST_DIALECT: 'postgres' } },
+      },
+      {
+        extends: true,
+        test: { name: 'process', include: ['packages/server/test/process/**/*.test.ts'] },
+      },
+    ],
+  },
+});
