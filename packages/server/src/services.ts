@@ -1,6 +1,7 @@
 import { BotTokenCodec } from './domain/auth/bot-token.js';
 import { loadTokenSecret } from './domain/auth/secret.js';
 import { Urls, type Domain } from './domain/context.js';
+import { DerivedCache } from './domain/derived-cache.js';
 import type { Config } from './config/config.js';
 import { openEvents, type EventsRuntime } from './events/runtime.js';
 import { systemClock, type Clock } from './ids/clock.js';
@@ -56,7 +57,15 @@ export async function openServices(
       if (row?.max != null) ids.advancePast(Number(row.max));
     }
     // D36: the domain writes through a handle that tells the outbox when transactions commit.
-    const events = openEvents({ db: handle.db, config, ids, clock });
+    const cache = new DerivedCache(handle.version);
+    const events = openEvents({
+      db: handle.db,
+      config,
+      ids,
+      clock,
+      cache,
+      dialect: handle.dialect,
+    });
     const domain: Domain = {
       db: events.db,
       dialect: handle.dialect,
@@ -65,6 +74,7 @@ export async function openServices(
       urls: new Urls(config.publicUrl ?? defaultOrigin(config)),
       config,
       events: events.recorder,
+      cache,
     };
     const blobs = await openBlobStore(config);
     const limiter = createRateLimiter(config, clock);

@@ -2,6 +2,7 @@ import type { Config } from '../config/config.js';
 import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db, Dialect } from '../storage/db.js';
+import type { DerivedCache } from './derived-cache.js';
 import type { EventRecorder } from './events/recorder.js';
 
 /** D1: every absolute URL the server writes comes from one configured origin. */
@@ -44,4 +45,6 @@ export interface Domain {
   readonly urls: Urls;
   readonly config: Config;
   readonly events: EventRecorder;
+  /** rows every request needs (auth, access, recipients), kept while unchanged */
+  readonly cache: DerivedCache;
 }

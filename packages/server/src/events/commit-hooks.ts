@@ -1,6 +1,7 @@
 import { TransactionBuilder } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import type { Db } from '../storage/db.js';
+import { GroupCommit } from '../storage/group-commit.js';
 
 /**
  * After-commit callbacks for transactions (ARCHITECTURE habit 3: only what committed is
@@ -30,17 +31,29 @@ export class CommitHooks {
     return true;
   }
 
-  wrap(db: Db): Db {
+  /**
+   * `group`: run transactions through group commit (SQLite, storage/group-commit.ts). Members of
+   * a group share one database transaction, so each gets its own handle on it — the key of its
+   * own after-commit queue, dropped with its savepoint when it fails.
+   */
+  wrap(db: Db, opts: { group?: boolean } = {}): Db {
+    const group = opts.group ? new GroupCommit(db) : undefined;
     const wrapBuilder = (builder: TransactionBuilder<Database>): TransactionBuilder<Database> =>
       new Proxy(builder, {
         get: (target, prop) => {
           if (prop === 'execute')
             return async <T>(cb: (trx: Db) => Promise<T>): Promise<T> => {
               const queue: Array<() => void> = [];
-              const result = await target.execute(async (trx) => {
-                this.queues.set(trx, queue);
-                return cb(trx);
-              });
+              const result = group
+                ? await group.run(async (shared) => {
+                    const own = bound(shared);
+                    this.queues.set(own, queue);
+                    return cb(own);
+                  })
+                : await target.execute(async (trx) => {
+                    this.queues.set(trx, queue);
+                    return cb(trx);
+                  });
               this.run(queue);
               return result;
             };
@@ -58,9 +71,7 @@ export class CommitHooks {
     return new Proxy(db, {
       get: (target, prop) => {
         if (prop === 'transaction') return () => wrapBuilder(target.transaction());
-        // Kysely keeps its state in #private fields: methods must run on the real instance.
-        const value: unknown = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+        return forward(target, prop);
       },
     });
   }
@@ -75,3 +86,12 @@ export class CommitHooks {
     }
   }
 }
+
+/** Kysely keeps its state in #private fields: methods must run on the real instance. */
+function forward(target: Db, prop: string | symbol): unknown {
+  const value: unknown = Reflect.get(target, prop, target);
+  return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+}
+
+/** A distinct handle on the same transaction (an identity for its after-commit queue). */
+const bound = (trx: Db): Db => new Proxy(trx, { get: forward });

@@ -1,4 +1,5 @@
 import type { EventRecorder, RecordedEvent } from '../domain/events/recorder.js';
+import type { DerivedCache } from '../domain/derived-cache.js';
 import { recipientBots } from '../domain/events/recipients.js';
 import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
@@ -23,6 +24,8 @@ export class OutboxRecorder implements EventRecorder {
     private readonly o: {
       ids: SnowflakeGenerator;
       clock: Clock;
+      /** D34 recipients are derived data: kept while membership, roles and overwrites stand */
+      cache: DerivedCache;
       hooks: CommitHooks;
       committed: (entries: CommittedEntry[]) => void;
       tokenReset: (botId: number) => void;
@@ -41,7 +44,7 @@ export class OutboxRecorder implements EventRecorder {
   ) {}
 
   async record(trx: Db, event: RecordedEvent): Promise<void> {
-    const bots = await recipientBots(trx, event.scope);
+    const bots = await recipientBots(trx, this.o.cache, event.scope);
     if (bots.length === 0) return;
     const id = this.o.ids.next();
     const now = this.o.clock.now();

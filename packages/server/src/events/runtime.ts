@@ -1,8 +1,9 @@
 import type { Config } from '../config/config.js';
 import type { EventRecorder } from '../domain/events/recorder.js';
+import type { DerivedCache } from '../domain/derived-cache.js';
 import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
-import type { Db } from '../storage/db.js';
+import type { Db, Dialect } from '../storage/db.js';
 import { noBus, type Signal, type SignalBus } from './bus.js';
 import { CommitHooks } from './commit-hooks.js';
 import { Dispatcher } from './dispatcher.js';
@@ -42,13 +43,16 @@ export function openEvents(o: {
   config: Config;
   ids: SnowflakeGenerator;
   clock: Clock;
+  cache: DerivedCache;
+  dialect: Dialect;
 }): EventsRuntime {
   let log = (err: unknown): void => {
     process.stderr.write(`parley events: ${err instanceof Error ? err.stack : String(err)}\n`);
   };
   const onError = (err: unknown): void => log(err);
   const hooks = new CommitHooks(onError);
-  const db = hooks.wrap(o.db);
+  // Group commit where one connection serializes all writes anyway (SQLite).
+  const db = hooks.wrap(o.db, { group: o.dialect === 'sqlite' });
   const bus: SignalBus = o.config.redisUrl ? new RedisBus(o.config.redisUrl, onError) : noBus;
   const dispatcher = new Dispatcher(db, { pollMs: DB_CHECK_MS, batch: 256, onError });
   const listeners = new Set<(s: Signal) => void>();
@@ -76,6 +80,7 @@ export function openEvents(o: {
   const recorder = new OutboxRecorder({
     ids: o.ids,
     clock: o.clock,
+    cache: o.cache,
     hooks,
     committed,
     tokenReset: (botId) => publish({ k: 'token', botId }),

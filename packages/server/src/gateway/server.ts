@@ -66,7 +66,7 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
     try {
       // D9: the Authorization header only; a token in the query or a subprotocol is ignored.
       const token = bearerToken(req.headers.authorization);
-      const principal = await authenticate(domain.db, codec, token);
+      const principal = await authenticate(domain, codec, token);
       const claims = await codec.verify(token);
       if (!principal.isBot || principal.botId === undefined || !claims)
         throw new AppError('UNAUTHORIZED', 'The gateway takes bot tokens only', {

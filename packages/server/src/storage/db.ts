@@ -2,7 +2,15 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 
@@ -12,6 +20,13 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   readonly db: Db;
   readonly dialect: Dialect;
+  /**
+   * A token that changes whenever data that in-memory caches derive from may have changed —
+   * written by this process or any other — or null when the database cannot tell cheaply
+   * (PostgreSQL: other nodes write without telling us, so nothing is cached there).
+   * See domain/derived-cache.ts.
+   */
+  readonly version: (() => string) | null;
   close(): Promise<void>;
 }
 
@@ -43,10 +58,18 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    const writes = new WriteCounter();
+    // Changes when another connection (the CLI, a bulk seed) commits to the file.
+    const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: cachedStatements(sqlite) }),
+      dialect: new SqliteDialect({ database: cachedStatements(sqlite, writes) }),
     });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'sqlite',
+      version: () => `${writes.count}:${String(dataVersion.get())}`,
+      close: () => db.destroy(),
+    };
   }
   const pool = new pg.Pool({
     connectionString: url,
@@ -55,7 +78,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', version: null, close: () => db.destroy() };
 }
 
 /**
@@ -66,8 +89,8 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
  */
 const STATEMENT_CACHE = 500;
 
-function cachedStatements(sqlite: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
+function cachedStatements(sqlite: SQLite.Database, writes: WriteCounter): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
   return {
     close: () => {
       sqlite.close();
@@ -75,7 +98,7 @@ function cachedStatements(sqlite: SQLite.Database): SqliteDatabase {
     prepare: (text: string) => {
       let stmt = cache.get(text);
       if (stmt === undefined) {
-        stmt = sqlite.prepare(text);
+        stmt = writes.watch(text, sqlite.prepare(text));
         if (cache.size >= STATEMENT_CACHE) {
           const oldest = cache.keys().next().value;
           if (oldest !== undefined) cache.delete(oldest);
@@ -85,6 +108,58 @@ function cachedStatements(sqlite: SQLite.Database): SqliteDatabase {
       return stmt;
     },
   };
+}
+
+/**
+ * Counts this connection's writes that may change what caches derive from (auth, membership,
+ * roles, overwrites, channels…): every statement that is not a read, not BEGIN/COMMIT/SAVEPOINT/
+ * RELEASE and not a
+ * write to one of the high-volume tables below — so a new table or a raw statement invalidates by
+ * default. The count moves before the statement runs, and a ROLLBACK moves it too, so a value
+ * read inside a transaction that is then rolled back is never served afterwards.
+ */
+const NO_DERIVED_DATA = new Set([
+  'messages',
+  'events',
+  'event_streams',
+  'bot_events',
+  'gateway_sessions',
+  'webhook_deliveries',
+  'upload_usage_daily',
+  'upload_usage_monthly',
+  'files',
+]);
+const WRITE_TARGET = /^\s*(?:insert\s+into|update|delete\s+from|replace\s+into)\s+"?(\w+)"?/i;
+// Group commit (storage/group-commit.ts) opens and releases a savepoint per member; a ROLLBACK TO
+// one is not neutral.
+const NEUTRAL = /^\s*(?:select|begin|commit|savepoint|release)\b/i;
+
+class WriteCounter {
+  count = 0;
+
+  watch(text: string, stmt: SQLite.Statement): SqliteStatement {
+    if (NEUTRAL.test(text)) return stmt;
+    const table = WRITE_TARGET.exec(text)?.[1];
+    if (table !== undefined && NO_DERIVED_DATA.has(table.toLowerCase())) return stmt;
+    const bump = () => {
+      this.count++;
+    };
+    return {
+      reader: stmt.reader,
+      all: (params) => {
+        bump();
+        return stmt.all(params);
+      },
+      run: (params) => {
+        bump();
+        return stmt.run(params);
+      },
+      iterate: (params) => {
+        bump();
+        return stmt.iterate(params);
+      },
+    };
+  }
 }
 
 export async function migrate(db: Db, dialect: Dialect): Promise<void> {

@@ -1,6 +1,7 @@
 import { Permission } from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
 import { channelPermissions, has, type MemberAccess } from '../permissions/permissions.js';
+import type { DerivedCache } from '../derived-cache.js';
 import type { RecordedEvent } from './recorder.js';
 
 /**
@@ -14,7 +15,17 @@ import type { RecordedEvent } from './recorder.js';
  * Returns bot ids (not bot-user ids), ascending and unique: the order in which their stream rows
  * are locked, the same in every transaction so concurrent writers never deadlock.
  */
-export async function recipientBots(trx: Db, scope: RecordedEvent['scope']): Promise<number[]> {
+export async function recipientBots(
+  trx: Db,
+  cache: DerivedCache,
+  scope: RecordedEvent['scope'],
+): Promise<readonly number[]> {
+  // Read inside the writing transaction, so a change to membership or roles made earlier in the
+  // same transaction has already moved the cache's version and is seen (derived-cache.ts).
+  return cache.get(`recipients:${JSON.stringify(scope)}`, () => loadRecipients(trx, scope));
+}
+
+async function loadRecipients(trx: Db, scope: RecordedEvent['scope']): Promise<number[]> {
   switch (scope.kind) {
     case 'dm':
       return botsOfUsers(trx, scope.userIds);

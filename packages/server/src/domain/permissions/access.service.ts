@@ -16,24 +16,28 @@ export async function memberAccess(
   ownerId: number,
   userId: number,
 ): Promise<MemberAccess | null> {
-  const [member, everyone, roles] = await Promise.all([
-    d.db
-      .selectFrom('members')
-      .select('joined_at')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst(),
-    d.db.selectFrom('roles').select('permissions').where('id', '=', guildId).executeTakeFirst(),
-    d.db
-      .selectFrom('member_roles as mr')
-      .innerJoin('roles as r', 'r.id', 'mr.role_id')
-      .select(['r.id', 'r.permissions'])
-      .where('mr.guild_id', '=', guildId)
-      .where('mr.user_id', '=', userId)
-      .execute(),
-  ]);
-  if (!member) return null;
-  return { isOwner: ownerId === userId, everyone: everyone?.permissions ?? 0, roles };
+  // Cached per (guild, user) until a write could change it (domain/derived-cache.ts).
+  const standing = await d.cache.get(`member:${guildId}:${userId}`, async () => {
+    const [member, everyone, roles] = await Promise.all([
+      d.db
+        .selectFrom('members')
+        .select('joined_at')
+        .where('guild_id', '=', guildId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst(),
+      d.db.selectFrom('roles').select('permissions').where('id', '=', guildId).executeTakeFirst(),
+      d.db
+        .selectFrom('member_roles as mr')
+        .innerJoin('roles as r', 'r.id', 'mr.role_id')
+        .select(['r.id', 'r.permissions'])
+        .where('mr.guild_id', '=', guildId)
+        .where('mr.user_id', '=', userId)
+        .execute(),
+    ]);
+    return member ? { everyone: everyone?.permissions ?? 0, roles } : null;
+  });
+  if (!standing) return null;
+  return { isOwner: ownerId === userId, everyone: standing.everyone, roles: standing.roles };
 }
 
 /** D12: 404 when the guild does not exist, 403 when the caller is not a member. */
@@ -53,12 +57,17 @@ export async function requireGuildMember(
   return { guildId: guild.id, ownerId: guild.owner_id, access };
 }
 
-export async function channelOverwrites(d: Domain, channelId: number): Promise<OverwriteRow[]> {
-  return d.db
-    .selectFrom('channel_overwrites')
-    .select(['role_id as roleId', 'allow', 'deny'])
-    .where('channel_id', '=', channelId)
-    .execute();
+export async function channelOverwrites(
+  d: Domain,
+  channelId: number,
+): Promise<readonly OverwriteRow[]> {
+  return d.cache.get(`overwrites:${channelId}`, () =>
+    d.db
+      .selectFrom('channel_overwrites')
+      .select(['role_id as roleId', 'allow', 'deny'])
+      .where('channel_id', '=', channelId)
+      .execute(),
+  );
 }
 
 const BIT_NAMES: Array<[number, string]> = [
@@ -77,12 +86,14 @@ export async function requireGuildChannel(
   channelId: number,
   needed: number,
 ): Promise<GuildChannel> {
-  const ch = await d.db
-    .selectFrom('channels as c')
-    .innerJoin('guilds as g', 'g.id', 'c.guild_id')
-    .select(['c.id', 'c.guild_id', 'c.type', 'c.name', 'c.topic', 'g.owner_id'])
-    .where('c.id', '=', channelId)
-    .executeTakeFirst();
+  const ch = await d.cache.get(`channel:${channelId}`, () =>
+    d.db
+      .selectFrom('channels as c')
+      .innerJoin('guilds as g', 'g.id', 'c.guild_id')
+      .select(['c.id', 'c.guild_id', 'c.type', 'c.name', 'c.topic', 'g.owner_id'])
+      .where('c.id', '=', channelId)
+      .executeTakeFirst(),
+  );
   if (!ch || ch.guild_id === null) throw notFound('channel');
   const access = await memberAccess(d, ch.guild_id, ch.owner_id, p.userId);
   if (!access) throw forbidden('Not a member of this guild');

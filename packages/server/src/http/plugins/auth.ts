@@ -22,7 +22,7 @@ export const botAuth =
   (deps: AppDeps) =>
   async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const token = bearerToken(req.headers.authorization);
-    req.principal = await authenticate(deps.domain.db, deps.codec, token);
+    req.principal = await authenticate(deps.domain, deps.codec, token);
   };
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();

@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DerivedCache } from '../../src/domain/derived-cache.js';
+import { migrate, openDatabase, sql, type DatabaseHandle } from '../../src/storage/db.js';
+
+// The SQLite version token behind domain/derived-cache.ts: it must move for every write that
+// could change cached auth/access/recipient data — by this connection, by another process on
+// the same file (the CLI), and when a transaction rolls back — and stay put for the
+// high-volume writes of a message send, or caching would never hit.
+describe('DerivedCache over SQLite (storage/db.ts version)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'parley-cache-'));
+  const url = `sqlite:${path.join(dir, 'parley.db')}`;
+  let a: DatabaseHandle;
+  let b: DatabaseHandle; // a second connection: another process on the same file
+
+  beforeAll(async () => {
+    a = openDatabase(url);
+    await migrate(a.db, 'sqlite');
+    b = openDatabase(url);
+    await a.db
+      .insertInto('users')
+      .values({
+        id: 1,
+        name: 'ann',
+        avatar: null,
+        is_bot: 0,
+        password_hash: null,
+        bot_count: 0,
+        created_at: 0,
+      })
+      .execute();
+  });
+
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const version = (h: DatabaseHandle): string => {
+    if (!h.version) throw new Error('SQLite must provide a version');
+    return h.version();
+  };
+  const nameOf = async (h: DatabaseHandle) =>
+    (await h.db.selectFrom('users').select('name').where('id', '=', 1).executeTakeFirst())?.name;
+
+  it('a write by another connection is seen at the next lookup', async () => {
+    const cache = new DerivedCache(a.version);
+    let loads = 0;
+    const get = () => cache.get('user:1', async () => (loads++, nameOf(a)));
+    expect(await get()).toBe('ann');
+    expect(await get()).toBe('ann');
+    expect(loads).toBe(1); // served from memory while nothing changed
+    await b.db.updateTable('users').set({ name: 'bea' }).where('id', '=', 1).execute();
+    expect(await get()).toBe('bea');
+    expect(loads).toBe(2);
+  });
+
+  it('a write by this connection moves the version before it runs', async () => {
+    const v0 = version(a);
+    await a.db.updateTable('users').set({ name: 'cid' }).where('id', '=', 1).execute();
+    expect(version(a)).not.toBe(v0);
+  });
+
+  it('a rolled-back transaction moves it too: nothing read inside it is served later', async () => {
+    const cache = new DerivedCache(a.version);
+    await expect(
+      a.db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ name: 'ghost' }).where('id', '=', 1).execute();
+        // Cached inside the transaction, under the version its own write produced …
+        const inside = await cache.get('user:1', async () => nameOf({ ...a, db: trx }));
+        expect(inside).toBe('ghost');
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    // … and not served after the rollback.
+    expect(await cache.get('user:1', () => nameOf(a))).toBe('cid');
+  });
+
+  it('a value loaded while the version moved is returned but not kept', async () => {
+    const cache = new DerivedCache(a.version);
+    const first = await cache.get('user:1', async () => {
+      const n = await nameOf(a);
+      await a.db.updateTable('users').set({ name: 'dan' }).where('id', '=', 1).execute();
+      return n;
+    });
+    expect(first).toBe('cid');
+    expect(await cache.get('user:1', () => nameOf(a))).toBe('dan');
+  });
+
+  it('message, outbox and quota writes leave it alone (the send path keeps its cache)', async () => {
+    const v0 = version(a);
+    await a.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('messages')
+        .values({
+          id: 10,
+          channel_id: 1,
+          guild_id: null,
+          author_id: 1,
+          content: 'x',
+          msg_type: 0,
+          created_at: 0,
+          edited_at: null,
+        })
+        .execute()
+        .catch(() => undefined); // foreign keys may refuse it; the version must not move anyway
+      await trx
+        .insertInto('events')
+        .values({ id: 11, type: 'T', data: '{}', created_at: 0 })
+        .execute();
+      await trx.insertInto('event_streams').values({ bot_id: 1, seq: 1 }).execute();
+      await sql`select 1`.execute(trx);
+    });
+    expect(version(a)).toBe(v0);
+  });
+
+  it('cached values are frozen: a caller cannot change what the next one gets', async () => {
+    const cache = new DerivedCache(a.version);
+    const v = await cache.get('list', async () => ({ ids: [1, 2] }));
+    expect(() => v.ids.push(3)).toThrow(TypeError);
+  });
+
+  it('without a version (PostgreSQL) nothing is kept', async () => {
+    const cache = new DerivedCache(null);
+    let loads = 0;
+    await cache.get('k', async () => ++loads);
+    await cache.get('k', async () => ++loads);
+    expect(loads).toBe(2);
+  });
+});
