@@ -1,4 +1,5 @@
 import type { Db } from '../storage/db.js';
+import { rawQuery, tuples } from '../storage/raw-sql.js';
 
 /**
  * Per-bot streams (storage/schema-events.ts). Positions are allocated by a guarded upsert on the
@@ -31,14 +32,14 @@ export async function allocatePositions(
   const sorted = [...new Set(botIds)].sort((a, b) => a - b);
   const out = new Map<number, number>();
   for (let i = 0; i < sorted.length; i += CHUNK) {
-    const rows = await trx
-      .insertInto('event_streams')
-      .values(sorted.slice(i, i + CHUNK).map((bot_id) => ({ bot_id, seq: 1 })))
-      .onConflict((oc) =>
-        oc.column('bot_id').doUpdateSet((eb) => ({ seq: eb(eb.ref('event_streams.seq'), '+', 1) })),
-      )
-      .returning(['bot_id', 'seq'])
-      .execute();
+    const chunk = sorted.slice(i, i + CHUNK);
+    const rows = await rawQuery<{ bot_id: number; seq: number }>(
+      trx,
+      `insert into "event_streams" ("bot_id", "seq") values ${tuples(chunk.length, '(?, 1)')} ` +
+        `on conflict ("bot_id") do update set "seq" = "event_streams"."seq" + 1 ` +
+        `returning "bot_id", "seq"`,
+      chunk,
+    );
     for (const r of rows) out.set(Number(r.bot_id), Number(r.seq));
   }
   return out;
@@ -54,11 +55,17 @@ export async function insertEntries(
     created_at: number;
   }>,
 ): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK)
-    await trx
-      .insertInto('bot_events')
-      .values(rows.slice(i, i + CHUNK))
-      .execute();
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK);
+    const params: unknown[] = [];
+    for (const r of chunk) params.push(r.bot_id, r.seq, r.kind, r.event_id, r.created_at);
+    await rawQuery(
+      trx,
+      `insert into "bot_events" ("bot_id", "seq", "kind", "event_id", "created_at") ` +
+        `values ${tuples(chunk.length, '(?, ?, ?, ?, ?)')}`,
+      params,
+    );
+  }
 }
 
 /** A gateway marker (READY / RESUMED) at the bot's next position; returns that position. */

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { RateSpec } from '../config/config.js';
 import { getBot } from '../domain/bots/bots.service.js';
@@ -105,7 +106,10 @@ export class GatewayConnection implements StreamSink {
     readonly bot: BotIdentity,
     private readonly deps: ConnectionDeps,
     private readonly resume: { sessionId: string; seq: number } | undefined,
+    /** the upgraded TCP socket under `ws`, to batch writes */
+    private readonly socket?: Duplex,
   ) {}
+  private corked = false;
 
   /** resolves once the socket has closed and the session is settled in the database */
   whenDone(): Promise<void> {
@@ -283,7 +287,19 @@ export class GatewayConnection implements StreamSink {
   }
 
   private send(frame: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame);
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    // Frames made in the same turn of the loop (a group commit hands over several events at
+    // once, a replay a whole batch) leave in one write instead of one system call each.
+    if (this.socket && !this.corked) {
+      const socket = this.socket;
+      this.corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        socket.uncork();
+      });
+    }
+    this.ws.send(frame);
   }
 
   // Ending

@@ -109,6 +109,7 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
           log,
         },
         resume,
+        socket,
       );
       registry.add(conn);
       conn.start();
