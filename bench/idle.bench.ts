@@ -3,7 +3,8 @@ import { loadProblems, runLoad } from './lib/load.js';
 import { buildSoloChannels, Operator } from './lib/operator.js';
 import { baseEnv, spawnNode } from './lib/node-process.js';
 import { startParley } from './lib/parley-server.js';
-import { MiB } from './lib/rss.js';
+import { compiledBaseline, serverStartCommand } from './lib/server-build.js';
+import { MiB, rssParts } from './lib/rss.js';
 import { seconds, size } from './lib/sizes.js';
 import { round, sleep } from './lib/stats.js';
 import type { Benchmark, BenchContext, BenchOutcome, Figure } from './lib/types.js';
@@ -12,8 +13,8 @@ import type { Benchmark, BenchContext, BenchOutcome, Figure } from './lib/types.
  * idle: the server's resident memory (VmRSS) right after start, and after 100,000 messages
  * followed by 60 s of idleness. Targets: ≤ 100 MiB idle; no lasting growth (≤ 1.1x, both
  * against the RSS after start and against the RSS when the load ended). The minimal Fastify
- * server started the same way (node --import tsx), and node with tsx alone, are the same-run
- * baselines for the start RSS.
+ * server and node running an empty script, started the same way as the server (compiled, plain
+ * node, the start script's V8 flags), are the same-run baselines for the start RSS.
  */
 const TARGET_MIB = 100;
 const TARGET_GROWTH = 1.1;
@@ -31,7 +32,8 @@ export const idleBench: Benchmark = {
     const [empty, hello, server] = await Promise.all([
       spawnNode({
         label: 'empty process',
-        script: 'bench/servers/empty.ts',
+        script: compiledBaseline('bench/servers/empty.ts'),
+        nodeArgs: serverStartCommand().nodeArgs,
         env: baseEnv(),
         readyText: 'empty process ready',
       }),
@@ -41,6 +43,7 @@ export const idleBench: Benchmark = {
     try {
       await sleep(settleMs);
       const rssStart = server.proc.rss();
+      const partsStart = rssParts(server.proc.pid);
       const rssHello = hello.proc.rss();
       const rssEmpty = empty.rss();
       await Promise.all([hello.proc.stop(), empty.stop()]);
@@ -82,6 +85,7 @@ export const idleBench: Benchmark = {
         series.push(server.proc.rss());
       }
       const rssIdle = series[series.length - 1] ?? rssLoadEnd;
+      const partsIdle = rssParts(server.proc.pid);
       const mib = (b: number): number => round(b / MiB, 1);
       const figures: Figure[] = [
         {
@@ -123,7 +127,7 @@ export const idleBench: Benchmark = {
         },
         {
           id: 'ratio_start_empty',
-          label: 'RSS after start / node + tsx alone',
+          label: 'RSS after start / node alone',
           value: round(rssStart / rssEmpty, 3),
           unit: 'x',
           basis: `${mib(rssStart)} MiB ÷ ${mib(rssEmpty)} MiB`,
@@ -143,12 +147,15 @@ export const idleBench: Benchmark = {
         warnings,
         table: [
           {
-            'node+tsx MiB': mib(rssEmpty),
+            'node MiB': mib(rssEmpty),
             'hello MiB': mib(rssHello),
             'start MiB': mib(rssStart),
             'load end MiB': mib(rssLoadEnd),
             'idle max MiB': mib(Math.max(...series)),
             'after idle MiB': mib(rssIdle),
+            'anon/file MiB start → idle':
+              `${mib(partsStart.anon)}/${mib(partsStart.file)} → ` +
+              `${mib(partsIdle.anon)}/${mib(partsIdle.file)}`,
             messages: load.ok,
           },
         ],
@@ -160,6 +167,8 @@ export const idleBench: Benchmark = {
           rssStart,
           rssLoadEnd,
           rssIdle,
+          rssPartsStart: partsStart,
+          rssPartsIdle: partsIdle,
           idleSeries: series,
           load,
         },

@@ -44,8 +44,14 @@ export class NodeProcess {
 
 export interface SpawnOptions {
   label: string;
-  /** the script, relative to the repository root, run with `node --import tsx` */
+  /** the script, relative to the repository root */
   script: string;
+  /**
+   * node options before the script. Without them the script runs under `node --import tsx`
+   * (TypeScript source); with them (even an empty list) under plain node — compiled JavaScript
+   * started as `npm start` starts the server.
+   */
+  nodeArgs?: readonly string[];
   args?: string[];
   env: Record<string, string>;
   /** resolves when stdout contains this */
@@ -55,12 +61,14 @@ export interface SpawnOptions {
   cpuProfDir?: string | undefined;
 }
 
-/** Starts `node --import tsx <script>` from the repository root and waits for its ready line. */
+/**
+ * Starts `node [nodeArgs | --import tsx] <script>` from the repository root and waits for its
+ * ready line.
+ */
 export async function spawnNode(opts: SpawnOptions): Promise<NodeProcess> {
   const nodeArgs = [
     ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
-    '--import',
-    'tsx',
+    ...(opts.nodeArgs ?? ['--import', 'tsx']),
     opts.script,
     ...(opts.args ?? []),
   ];

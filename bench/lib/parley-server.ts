@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './free-port.js';
 import { baseEnv, spawnNode, type NodeProcess } from './node-process.js';
+import { serverStartCommand } from './server-build.js';
 
 /**
- * A Parley server for one benchmark: started the way an operator starts it
- * (`node --import tsx packages/server/src/cli/main.ts serve`), on loopback, SQLite in a fresh
- * data directory, rate limits off (D27: benchmarks raise them), the operator API enabled.
+ * A Parley server for one benchmark: started the way `npm start` starts it (the compiled
+ * packages/server/dist/parley.js under plain node with the start script's V8 flags, built once
+ * per run; see server-build.ts), on loopback, SQLite in a fresh data directory, rate limits off
+ * (D27: benchmarks raise them), the operator API enabled.
  */
 export interface ParleyServer {
   readonly proc: NodeProcess;
@@ -57,13 +59,17 @@ export async function startParley(opts: ParleyOptions = {}): Promise<ParleyServe
     PARLEY_TOKEN_SECRET: '',
     ...opts.env,
   };
+  // BENCH_SERVER_SCRIPT: measure another entry point that accepts `serve` and the same
+  // PARLEY_* variables (a branch's copy, or a stand-in when checking the benchmarks): a .ts
+  // script runs under tsx, a .js one with the start script's flags.
+  const other = process.env['BENCH_SERVER_SCRIPT'];
+  const start = other?.endsWith('.ts') ? undefined : serverStartCommand();
   let proc: NodeProcess;
   try {
     proc = await spawnNode({
       label: opts.label ?? 'parley server',
-      // BENCH_SERVER_SCRIPT: measure another entry point that accepts `serve` and the same
-      // PARLEY_* variables (a build, a branch's copy, or a stand-in when checking the benchmarks).
-      script: process.env['BENCH_SERVER_SCRIPT'] ?? 'packages/server/src/cli/main.ts',
+      script: other ?? start?.entry ?? '',
+      ...(start ? { nodeArgs: start.nodeArgs } : {}),
       args: ['serve'],
       env,
       readyText: 'Parley is running',

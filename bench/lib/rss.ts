@@ -9,6 +9,18 @@ export function rssBytes(pid: number): number {
   return Number(m[1]) * 1024;
 }
 
+/**
+ * VmRSS split as the kernel accounts it (/proc/<pid>/status): anonymous memory (the JS heap,
+ * malloc) and file-backed pages (the node binary's and native addons' code that has been
+ * touched; RssShmem is the SQLite WAL index). Says which lever moves a figure.
+ */
+export function rssParts(pid: number): { anon: number; file: number; shmem: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB$`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { anon: kb('RssAnon'), file: kb('RssFile'), shmem: kb('RssShmem') };
+}
+
 export const MiB = 1024 * 1024;
 
 /** The soft limit on open files of this process (each socket is one). */

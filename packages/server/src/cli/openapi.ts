@@ -18,7 +18,7 @@ export async function generateOpenApi(): Promise<string> {
   try {
     const app = await buildApp(services);
     await app.ready();
-    const doc = JSON.stringify(app.swagger(), null, 2);
+    const doc = JSON.stringify(await app.openApiDocument(), null, 2);
     await app.close();
     return doc;
   } finally {

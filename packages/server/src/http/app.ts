@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { BotTokenCodec } from '../domain/auth/bot-token.js';
 import type { Domain } from '../domain/context.js';
@@ -19,7 +17,7 @@ import { installJsonParser, JSON_BODY_LIMIT } from './plugins/json-body.js';
 import { installNotFound } from './plugins/not-found.js';
 import { apiRateLimit } from './plugins/rate-limit.js';
 import { installValidation } from './plugins/validation.js';
-import { openApiOptions } from './openapi.js';
+import { installDocs } from './openapi.js';
 import { ErrorBodyShared } from './schemas.js';
 import { adminRoutes } from './routes/admin.routes.js';
 import { botRoutes } from './routes/bot.routes.js';
@@ -93,9 +91,8 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
   );
   app.addHook('onRequest', limited.unrouted); // 404/405 under /api/v1 carry the headers too
 
-  await app.register(swagger, openApiOptions(deps.domain.urls.origin));
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // /openapi.json and /docs, their libraries loaded on first use; before every other route.
+  installDocs(app, deps.domain.urls.origin);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
   await app.register(

@@ -1,4 +1,14 @@
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { SwaggerOptions } from '@fastify/swagger';
+import { installErrorHandler } from './plugins/error-handler.js';
+import { installNotFound } from './plugins/not-found.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OpenAPI document of this app's routes (what `/openapi.json` serves). */
+    openApiDocument(): Promise<object>;
+  }
+}
 
 /** OpenAPI document generated from the same TypeBox schemas that validate and serialize. */
 export function openApiOptions(origin: string): SwaggerOptions {
@@ -40,4 +50,104 @@ export function openApiOptions(origin: string): SwaggerOptions {
       ],
     },
   };
+}
+
+/**
+ * `/openapi.json` and `/docs` (Swagger UI), with @fastify/swagger, @fastify/swagger-ui and
+ * what they pull in (yaml, @fastify/static, json-schema-resolver: ~100 modules) loaded on the
+ * first request to one of them instead of at start (issue #6: a server nobody reads the docs of
+ * should not keep them in memory).
+ *
+ * @fastify/swagger documents the routes it sees being added, so it would have to be registered
+ * before every route. Instead this records each route's definition as it is added (cheap: the
+ * objects exist anyway) and, when the docs are first wanted, builds a second Fastify instance
+ * that never listens: swagger and swagger-ui registered, then the recorded routes replayed with
+ * no-op handlers. That instance answers the `/docs` requests (the main app hands them over) and
+ * produces the document. It is the same route list, in the same order, with the same shared
+ * schemas, so the document is the one swagger would have produced in the app itself
+ * (test/unit/docs.test.ts compares it with the committed docs/openapi.json).
+ *
+ * Call before any route is added: routes added earlier are not documented.
+ */
+export function installDocs(app: FastifyInstance, origin: string): void {
+  // Serving the docs: these routes are added before the recorder, so they are not replayed
+  // into the docs instance (which has its own /docs routes from swagger-ui).
+  let docs: Promise<FastifyInstance> | undefined;
+  const docsApp = (): Promise<FastifyInstance> => {
+    docs ??= buildDocsApp(origin, routes, schemas).catch((err: unknown) => {
+      docs = undefined; // try again on the next request
+      throw err;
+    });
+    return docs;
+  };
+  app.decorate('openApiDocument', async () => (await docsApp()).swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.openApiDocument());
+  for (const url of ['/docs', '/docs/*'])
+    app.route({
+      method: ['GET', 'HEAD'],
+      url,
+      schema: { hide: true },
+      handler: async (req, reply) => {
+        const target = await docsApp();
+        // The docs instance writes the response itself; the header set by our onRequest hook
+        // lives on `reply` and would be lost, so it goes on the raw response.
+        reply.raw.setHeader('x-request-id', req.id);
+        reply.hijack();
+        target.routing(req.raw, reply.raw);
+      },
+    });
+
+  // Recording, as @fastify/swagger's own hooks do (lib/util/add-hook.js): every route except
+  // the implicit HEAD twins (swagger leaves those out too), and at ready the shared schemas of
+  // the app and of every encapsulated instance.
+  const routes: RouteOptions[] = [];
+  const schemas = new Map<string, unknown>();
+  let instances: FastifyInstance[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.method !== 'HEAD') routes.push(route);
+  });
+  app.addHook('onRegister', (instance) => {
+    instances.push(instance);
+  });
+  app.addHook('onReady', async () => {
+    for (const i of [...instances, app])
+      for (const [id, schema] of Object.entries(i.getSchemas())) schemas.set(id, schema);
+    instances = [];
+  });
+}
+
+async function buildDocsApp(
+  origin: string,
+  routes: readonly RouteOptions[],
+  schemas: ReadonlyMap<string, unknown>,
+): Promise<FastifyInstance> {
+  const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([
+    import('@fastify/swagger'),
+    import('@fastify/swagger-ui'),
+  ]);
+  const docs = Fastify({ logger: false });
+  // It only describes the API routes and never runs them: no validators or serializers to build.
+  docs.setValidatorCompiler(() => () => true);
+  docs.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Unknown paths under /docs answer in the D5 form, as everywhere else.
+  installErrorHandler(docs);
+  installNotFound(docs);
+  for (const schema of schemas.values()) docs.addSchema(schema);
+  await docs.register(swagger, openApiOptions(origin));
+  await docs.register(swaggerUi, { routePrefix: '/docs' });
+  for (const r of routes)
+    docs.route({
+      method: r.method,
+      url: r.url,
+      ...(r.schema ? { schema: r.schema } : {}),
+      ...(r.config ? { config: r.config } : {}),
+      exposeHeadRoute: false,
+      handler: notServed,
+    });
+  await docs.ready();
+  return docs;
+}
+
+async function notServed(): Promise<never> {
+  throw new Error('the docs instance does not serve API routes');
 }
