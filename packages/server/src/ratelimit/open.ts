@@ -16,7 +16,7 @@ export function createRateLimiter(config: Pick<Config, 'redisUrl'>, clock: Clock
  * The production build splits dynamically imported modules into chunks of their own, so this
  * import really is deferred there too.
  */
-class LazyRedisRateLimiter implements RateLimiter {
+export class LazyRedisRateLimiter implements RateLimiter {
   private store: Promise<RateLimiter> | undefined;
 
   constructor(private readonly url: string) {}

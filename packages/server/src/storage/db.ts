@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import type { CustomTypesConfig } from 'pg';
 import {
   Kysely,
   Migrator,
@@ -38,12 +38,12 @@ export interface OpenOptions {
 
 // int8 (OID 20) as a JS number: all our ids and times are ≤ 2^53−1 (D3), so this is exact.
 const INT8_OID = 20;
-const pgTypes = {
+const pgTypes = (types: CustomTypesConfig): CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID
       ? (v: string) => Number(v)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+      : types.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
+});
 
 export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) {
@@ -71,12 +71,16 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
       close: () => db.destroy(),
     };
   }
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: opts.poolSize ?? 10,
-    types: pgTypes,
-    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
-  });
+  // pg is loaded only when PostgreSQL is configured: a SQLite server never pays its memory.
+  const pool = async () => {
+    const pg = (await import('pg')).default;
+    return new pg.Pool({
+      connectionString: url,
+      max: opts.poolSize ?? 10,
+      types: pgTypes(pg.types),
+      ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+    });
+  };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', version: null, close: () => db.destroy() };
 }
