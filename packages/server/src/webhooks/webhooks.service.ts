@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { AppError, invalid, notFound } from '../errors/app-error.js';
 import { iso, type Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
@@ -91,6 +91,32 @@ export async function rotateWebhookSecret(d: Domain, botId: number): Promise<{ s
   return { secret };
 }
 
+const entropy = Buffer.alloc(4096);
+let entropyAt = entropy.length;
+
+/**
+ * D38: `X-Service-Delivery` — a unique id, the same on every retry. A UUID of version 7 (RFC
+ * 9562: 48 bits of Unix milliseconds, then 74 random bits) rather than 4: it is as unique, and
+ * ids made close in time sort close together, so each enqueue adds to the end of the unique index
+ * on `delivery_id` instead of dirtying a random page of it per row (issue #6: every send commits
+ * these rows; random inserts into that index were a large part of the commit's cost).
+ */
+export function newDeliveryId(nowMs: number): string {
+  // Random bytes come from a pool refilled 4 KiB at a time (one call per ~400 ids, not per id).
+  if (entropyAt + 10 > entropy.length) {
+    randomFillSync(entropy);
+    entropyAt = 0;
+  }
+  const b = Buffer.allocUnsafe(16);
+  b.writeUIntBE(nowMs, 0, 6);
+  entropy.copy(b, 6, entropyAt, entropyAt + 10);
+  entropyAt += 10;
+  b[6] = (b[6]! & 0x0f) | 0x70; // version 7
+  b[8] = (b[8]! & 0x3f) | 0x80; // variant 10
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 /**
  * D36/D39: inside the event's own transaction, one durable delivery per recipient bot that has a
  * webhook. `body` is the envelope as serialized once by the events area (events/serialize.ts):
@@ -117,7 +143,7 @@ export async function enqueueDeliveries(
     .values(
       bots.map((b) => ({
         id: o.ids.next(),
-        delivery_id: randomUUID(),
+        delivery_id: newDeliveryId(now),
         bot_id: b.id,
         event_type: type,
         body,

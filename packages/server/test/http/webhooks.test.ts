@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { webhookBody } from '../../src/events/serialize.js';
+import { enqueueDeliveries, TEST_EVENT_TYPE } from '../../src/webhooks/webhooks.service.js';
 import { WebhookWorker } from '../../src/webhooks/worker.js';
 import { createHarness, dbDescribe, makeBot, makeUser, type Harness } from '../helpers/harness.js';
 import { hang, ok, Receiver, status } from '../helpers/receiver.js';
@@ -219,6 +221,43 @@ dbDescribe('webhook delivery', () => {
     // A is capped per bot: never more than 4 of its tries in flight at once.
     expect(dead.maxOpen).toBeGreaterThanOrEqual(1);
     expect(dead.maxOpen).toBeLessThanOrEqual(4);
+  });
+
+  it('a receiver answering fast gets more tries in flight, up to 16; each delivery arrives once (issue #6)', async () => {
+    const quick = (await new Receiver().listen()).always((res) => {
+      setTimeout(() => res.writeHead(200).end('ok'), 20);
+    });
+    const { bot } = await botWithReceiver(quick);
+    const d = h.services.domain;
+    const n = 100; // the delivery log shows the last 100
+    // One commit with a backlog larger than any cap: the worker claims it in batches.
+    await d.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < n; i++)
+        await enqueueDeliveries(
+          trx,
+          d,
+          TEST_EVENT_TYPE,
+          webhookBody(TEST_EVENT_TYPE, JSON.stringify({ i })),
+          [bot.id],
+        );
+    });
+    worker.wake();
+    const got = await quick.waitFor(n);
+    const ids = got.map((g) => String(g.headers['x-service-delivery']));
+    expect(new Set(ids).size).toBe(n);
+    expect(
+      ids.every((id) =>
+        /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id),
+      ),
+    ).toBe(true);
+    // D39 isolation is kept by the cap: it grows only with fast 2xx answers, and stops at 16.
+    expect(quick.maxOpen).toBeGreaterThan(4);
+    expect(quick.maxOpen).toBeLessThanOrEqual(16);
+    const log = await until(
+      bot.id,
+      (l) => l.length >= n && l.slice(0, n).every((x) => x.state === 'delivered'),
+    );
+    expect(log.slice(0, n).every((x) => x.attempts === 1 && x.lastStatus === 200)).toBe(true);
   });
 
   it('refuses http:// and private targets when the operator has not allowed them (D37)', async () => {

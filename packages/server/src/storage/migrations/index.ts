@@ -3,6 +3,7 @@ import { init } from './0001-init.js';
 import { migration as events } from './0002-events.js';
 import { migration as files } from './0003-files.js';
 import { migration as webhooks } from './0004-webhooks.js';
+import { migration as webhookClaim } from './0005-webhook-claim.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-events': events,
   '0003-files': files,
   '0004-webhooks': webhooks,
+  '0005-webhook-claim': webhookClaim,
 };
 
 export const migrationProvider: MigrationProvider = {
