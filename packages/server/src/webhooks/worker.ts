@@ -35,8 +35,13 @@ export interface WorkerOptions {
 /** Response bodies are not needed: read at most this much, then drop the connection's data. */
 const MAX_RESPONSE_BYTES = 4096;
 const USER_AGENT = 'Parley-Webhooks/1';
-/** A 2xx within this many ms lets the bot's cap grow by one; anything else sets it back. */
-const FAST_MS = 1000;
+/**
+ * A 2xx within this many ms lets the bot's cap grow by one; anything else sets it back. Low
+ * enough that bots holding their 16 slots still free them many times a second (so the node's
+ * slots turn over for everyone, D39), high enough that a busy event loop's own delay does not
+ * keep a healthy receiver at the base cap.
+ */
+const FAST_MS = 500;
 /** Bots looked at per claim; the walk resumes after the last one, so every bot gets its turn. */
 const BOTS_PER_CLAIM = 64;
 /** Outcomes written by one statement at most, and the sizes a batch is padded to. */
@@ -331,9 +336,9 @@ export class WebhookWorker {
     this.inFlight.set(bot, (this.inFlight.get(bot) ?? 0) + 1);
     void this.attempt(row, target)
       .then((o) => {
-        // D39 isolation: only a receiver answering 2xx fast earns more slots (one per answer,
-        // up to maxPerBot); a failure, a timeout or a slow answer sets it back to perBot, so a
-        // slow or dead receiver never holds more than perBot of the node's slots.
+        // D39 isolation: only a receiver answering 2xx within FAST_MS earns more slots (one per
+        // answer, up to maxPerBot); a failure, a timeout or a slow answer sets it back to
+        // perBot, so a slow or dead receiver never holds more than perBot of the node's slots.
         const fast = o.state === 'delivered' && (o.last_latency_ms ?? Infinity) < FAST_MS;
         const cap = fast ? Math.min(this.maxPerBot, this.capOf(bot) + 1) : this.perBot;
         if (cap === this.perBot) this.caps.delete(bot);

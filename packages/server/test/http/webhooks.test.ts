@@ -250,7 +250,7 @@ dbDescribe('webhook delivery', () => {
         /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id),
       ),
     ).toBe(true);
-    // D39 isolation is kept by the cap: it grows only with fast 2xx answers, and stops at 16.
+    // D39 isolation is kept by the cap: it grows only with fast 2xx answers (< 500 ms), and stops at 16.
     expect(quick.maxOpen).toBeGreaterThan(4);
     expect(quick.maxOpen).toBeLessThanOrEqual(16);
     const log = await until(
