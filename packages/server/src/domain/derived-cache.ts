@@ -13,10 +13,10 @@
  */
 export class DerivedCache {
   private readonly values = new Map<string, unknown>();
-  private at: string | undefined;
+  private at: number | undefined;
 
   constructor(
-    private readonly version: (() => string) | null,
+    private readonly version: (() => number) | null,
     /** entries before the cache starts over (a bound on memory, not a tuning knob) */
     private readonly max = 50_000,
   ) {}

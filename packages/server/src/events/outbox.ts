@@ -4,6 +4,7 @@ import { recipientBots } from '../domain/events/recipients.js';
 import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db } from '../storage/db.js';
+import { rawQuery } from '../storage/raw-sql.js';
 import type { CommitHooks } from './commit-hooks.js';
 import { serializeData, webhookBody } from './serialize.js';
 import { allocatePositions, EntryKind, insertEntries, type StreamEntry } from './stream.js';
@@ -50,7 +51,11 @@ export class OutboxRecorder implements EventRecorder {
     const now = this.o.clock.now();
     const type = event.envelope.type;
     const data = serializeData(event.envelope);
-    await trx.insertInto('events').values({ id, type, data, created_at: now }).execute();
+    await rawQuery(
+      trx,
+      'insert into "events" ("id", "type", "data", "created_at") values (?, ?, ?, ?)',
+      [id, type, data, now],
+    );
     const positions = await allocatePositions(trx, bots);
     const rows = bots.map((bot_id) => {
       const seq = positions.get(bot_id);

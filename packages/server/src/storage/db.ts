@@ -26,7 +26,7 @@ export interface DatabaseHandle {
    * (PostgreSQL: other nodes write without telling us, so nothing is cached there).
    * See domain/derived-cache.ts.
    */
-  readonly version: (() => string) | null;
+  readonly version: (() => number) | null;
   close(): Promise<void>;
 }
 
@@ -59,15 +59,29 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     const writes = new WriteCounter();
-    // Changes when another connection (the CLI, a bulk seed) commits to the file.
+    // Changes when another connection (the CLI, a bulk seed) commits to the file. Read at most
+    // once per turn of the event loop: what another process commits while this turn runs is
+    // seen at the next one, as if this turn had run a moment earlier.
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+    let external = 0;
+    let fresh = false;
     const db = new Kysely<Database>({
       dialect: new SqliteDialect({ database: cachedStatements(sqlite, writes) }),
     });
     return {
       db,
       dialect: 'sqlite',
-      version: () => `${writes.count}:${String(dataVersion.get())}`,
+      // Both counters only grow, so their sum changes whenever either does.
+      version: () => {
+        if (!fresh) {
+          external = Number(dataVersion.get());
+          fresh = true;
+          setImmediate(() => {
+            fresh = false;
+          }).unref();
+        }
+        return writes.count + external;
+      },
       close: () => db.destroy(),
     };
   }

@@ -2,11 +2,13 @@ import { CompiledQuery, PostgresAdapter } from 'kysely';
 import type { Db } from './db.js';
 
 /**
- * Fixed SQL for the few statements that run once per recipient of every event (events/stream.ts).
- * Building them through Kysely's query builder cost more CPU than SQLite took to run them
- * (bench/README.md, send profile: value parsing, node freezing and compiling for 5 × recipients
- * parameters); their text depends only on the row count, so it is built once per count and the
- * parameters are bound as they are. Written with `?`; PostgreSQL gets `$1…$n`.
+ * Fixed SQL for the few statements every message send runs: the message row, its quota count,
+ * its event and the per-recipient stream rows (events/stream.ts). Building them through Kysely's
+ * query builder cost more CPU than SQLite took to run them (bench/README.md, send profile: value
+ * parsing, node freezing and compiling — for 5 × recipients parameters on the stream rows).
+ * Their text is constant (or depends only on the row count, built once per count) and the
+ * parameters are bound as they are: still parameterized SQL, never values in the text.
+ * Everything else stays on the query builder. Written with `?`; PostgreSQL gets `$1…$n`.
  */
 export async function rawQuery<R>(db: Db, text: string, params: readonly unknown[]): Promise<R[]> {
   const dialectText = db.getExecutor().adapter instanceof PostgresAdapter ? dollars(text) : text;

@@ -39,14 +39,14 @@ describe('DerivedCache over SQLite (storage/db.ts version)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const version = (h: DatabaseHandle): string => {
+  const version = (h: DatabaseHandle): number => {
     if (!h.version) throw new Error('SQLite must provide a version');
     return h.version();
   };
   const nameOf = async (h: DatabaseHandle) =>
     (await h.db.selectFrom('users').select('name').where('id', '=', 1).executeTakeFirst())?.name;
 
-  it('a write by another connection is seen at the next lookup', async () => {
+  it('a commit by another connection is seen from the next turn of the event loop', async () => {
     const cache = new DerivedCache(a.version);
     let loads = 0;
     const get = () => cache.get('user:1', async () => (loads++, nameOf(a)));
@@ -54,6 +54,8 @@ describe('DerivedCache over SQLite (storage/db.ts version)', () => {
     expect(await get()).toBe('ann');
     expect(loads).toBe(1); // served from memory while nothing changed
     await b.db.updateTable('users').set({ name: 'bea' }).where('id', '=', 1).execute();
+    // The next request arrives in a later turn (network I/O): by then the commit is seen.
+    await new Promise((r) => setImmediate(r));
     expect(await get()).toBe('bea');
     expect(loads).toBe(2);
   });

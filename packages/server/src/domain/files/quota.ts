@@ -4,6 +4,7 @@ import type { Config } from '../../config/config.js';
 import { AppError } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
 import { sql, type Db } from '../../storage/db.js';
+import { rawQuery } from '../../storage/raw-sql.js';
 import type { Database } from '../../storage/schema.js';
 
 /**
@@ -119,15 +120,14 @@ export async function countMessageForQuota(
   userId: number,
   now: number,
 ): Promise<void> {
-  await trx
-    .insertInto('upload_usage_daily')
-    .values({ user_id: userId, day: periodOf(now).day, bytes_used: 0, messages_sent: 1 })
-    .onConflict((oc) =>
-      oc.columns(['user_id', 'day']).doUpdateSet((eb) => ({
-        messages_sent: eb('upload_usage_daily.messages_sent', '+', 1),
-      })),
-    )
-    .execute();
+  // Fixed SQL: runs with every message (storage/raw-sql.ts).
+  await rawQuery(
+    trx,
+    'insert into "upload_usage_daily" ("user_id", "day", "bytes_used", "messages_sent") ' +
+      'values (?, ?, 0, 1) on conflict ("user_id", "day") do update set ' +
+      '"messages_sent" = "upload_usage_daily"."messages_sent" + 1',
+    [userId, periodOf(now).day],
+  );
 }
 
 /** GET /files/quota: the current day's and month's counters. */

@@ -9,6 +9,7 @@ import { countMessageForQuota } from '../files/quota.js';
 import type { RecordedEvent } from '../events/recorder.js';
 import { requireGuildChannel } from '../permissions/access.service.js';
 import { messageView, type MessageRow } from '../views.js';
+import { rawQuery } from '../../storage/raw-sql.js';
 import { checkMsgType } from './msg-type.js';
 
 /**
@@ -72,19 +73,13 @@ async function send(
   const message = messageView(row);
   // D36: the message and its event commit together or not at all.
   await d.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('messages')
-      .values({
-        id: row.id,
-        channel_id: row.channel_id,
-        guild_id: row.guild_id,
-        author_id: row.author_id,
-        content,
-        msg_type: msgType,
-        created_at: now,
-        edited_at: null,
-      })
-      .execute();
+    // Fixed SQL: the hottest write of the server (storage/raw-sql.ts).
+    await rawQuery(
+      trx,
+      'insert into "messages" ("id", "channel_id", "guild_id", "author_id", "content", ' +
+        '"msg_type", "created_at", "edited_at") values (?, ?, ?, ?, ?, ?, ?, null)',
+      [row.id, row.channel_id, row.guild_id, row.author_id, content, msgType, now],
+    );
     // D24: each message sent today raises today's upload limit; counted with the message.
     await countMessageForQuota(trx, p.userId, now);
     await d.events.record(trx, {
