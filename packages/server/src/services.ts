@@ -34,7 +34,7 @@ export async function openServices(
   config: Config,
   opts: OpenOptions & { clock?: Clock } = {},
 ): Promise<Services> {
-  const handle = openDatabase(config.databaseUrl, opts);
+  const handle = openDatabase(config.databaseUrl, { cacheMib: config.sqliteCacheMib, ...opts });
   try {
     await migrate(handle.db, handle.dialect);
     const codec = new BotTokenCodec(await loadTokenSecret(handle.db, config.tokenSecret));

@@ -22,6 +22,8 @@ export interface Config {
   readonly dataDir: string;
   /** `sqlite:<file>` or `postgres://…` */
   readonly databaseUrl: string;
+  /** SQLite page cache per connection, MiB */
+  readonly sqliteCacheMib: number;
   readonly redisUrl: string | undefined;
   readonly adminToken: string | undefined;
   readonly tokenSecret: string | undefined;
@@ -188,6 +190,13 @@ export const CONFIG_SPEC = [
     default: undefined,
     doc: '`postgres://…` for PostgreSQL; default `sqlite:<data dir>/parley.db`.',
     parse: databaseUrl,
+  }),
+  spec({
+    name: 'PARLEY_SQLITE_CACHE_MIB',
+    key: 'sqliteCacheMib',
+    default: '2',
+    doc: 'SQLite page cache in MiB (memory for speed on large databases; the OS caches the file too).',
+    parse: int(1, 65_536),
   }),
   spec({
     name: 'PARLEY_REDIS_URL',

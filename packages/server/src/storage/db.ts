@@ -34,6 +34,8 @@ export interface OpenOptions {
   /** PostgreSQL only: a schema to work in (tests use a fresh one per run). */
   schema?: string;
   poolSize?: number;
+  /** SQLite only: page cache size in MiB (PARLEY_SQLITE_CACHE_MIB) */
+  cacheMib?: number;
 }
 
 // int8 (OID 20) as a JS number: all our ids and times are ≤ 2^53−1 (D3), so this is exact.
@@ -58,6 +60,9 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    // better-sqlite3 builds SQLite with a 16 MiB page cache; it filled under load and stayed
+    // (bench idle: +15 MiB RSS after 30,000 messages). The file's pages stay in the OS cache.
+    sqlite.pragma(`cache_size = -${Math.floor((opts.cacheMib ?? 2) * 1024)}`);
     const writes = new WriteCounter();
     // Changes when another connection (the CLI, a bulk seed) commits to the file. Read at most
     // once per turn of the event loop: what another process commits while this turn runs is
