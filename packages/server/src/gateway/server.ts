@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { ErrorCode } from '@parley/protocol';
 import { authenticate, bearerToken } from '../domain/auth/authenticate.js';
 import type { BotTokenCodec } from '../domain/auth/bot-token.js';
@@ -10,6 +10,7 @@ import type { Domain } from '../domain/context.js';
 import { AppError } from '../errors/app-error.js';
 import type { EventsRuntime } from '../events/runtime.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
+import { Close } from './close-codes.js';
 import { GatewayConnection, type BotIdentity } from './connection.js';
 import { GatewayRegistry } from './registry.js';
 import { releaseNode } from './session-store.js';
@@ -25,10 +26,11 @@ export const GATEWAY_PATH = '/gateway';
 /** D28: at least 1 s between a bot's connection attempts, on every node (shared limiter). */
 const RECONNECT_SPEC = { rate: 1, burst: 1 } as const;
 /**
- * Frames over 4096 bytes close with 4002 (D32), which needs them read; beyond this size the
- * WebSocket layer refuses without reading (1009), so a client cannot make us buffer megabytes.
+ * D32: a frame over 4096 bytes closes with 4002. `ws` refuses it from the frame header, before
+ * reading the payload (a client cannot make us buffer megabytes), but closes with 1009;
+ * `closeTooBigWith4002` turns that close into 4002.
  */
-const MAX_READ_BYTES = 1 << 20;
+const MAX_FRAME_BYTES = 4096;
 const CANONICAL_INT = /^(0|[1-9][0-9]{0,15})$/;
 
 /**
@@ -44,7 +46,7 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
   const registry = new GatewayRegistry(domain.db, events, log);
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: MAX_READ_BYTES,
+    maxPayload: MAX_FRAME_BYTES,
     perMessageDeflate: false,
   });
   let closing = false;
@@ -90,6 +92,7 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
     }
     const resume = resumeParams(url);
     wss.handleUpgrade(req, socket, head, (ws) => {
+      closeTooBigWith4002(ws);
       if (closing) {
         ws.close(1012, 'server restarting');
         return;
@@ -172,4 +175,17 @@ function refuse(socket: Duplex, err: AppError): void {
   }
   socket.once('finish', () => socket.destroy());
   socket.end(`${head}\r\n\r\n${body}`);
+}
+
+/**
+ * `ws` closes a connection whose frame exceeds `maxPayload` with 1009 (Message Too Big), which it
+ * sends itself; D32 asks for 4002. 1009 is used for nothing else here, so this connection's
+ * close() maps it — the only place `ws`'s own choice of code is overridden.
+ */
+function closeTooBigWith4002(ws: WebSocket): void {
+  const close = ws.close.bind(ws);
+  ws.close = (code?: number, reason?: string | Buffer): void => {
+    if (code === 1009) close(Close.DECODE_ERROR, 'frame over 4096 bytes');
+    else close(code, reason);
+  };
 }

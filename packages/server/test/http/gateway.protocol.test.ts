@@ -63,6 +63,12 @@ dbDescribe('gateway protocol (D28–D33)', () => {
     expect(await c.closed).toMatchObject({ code: 4002 });
   });
 
+  it('a 2 MiB frame → 4002 too, refused from its header (D32)', async () => {
+    const c = await readyClient(w.bot.token);
+    c.send(`{"op":1,"d":null,"pad":"${'x'.repeat(2 << 20)}"}`);
+    expect(await c.closed).toMatchObject({ code: 4002 });
+  });
+
   it('not a JSON object with an integer op, or a binary frame → 4002', async () => {
     for (const bad of ['[1]', '"hi"', '{"d":null}', '{"op":"1"}', Buffer.from('{"op":1}')]) {
       const c = await readyClient(w.bot.token);
