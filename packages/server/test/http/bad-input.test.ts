@@ -205,7 +205,18 @@ function contentCases(what: string, method: Method, url: string, withMsgType: bo
 /** D16/D20 query values. */
 function pageCases(what: string, url: string, maxLimit: number, cursors: string[]): Case[] {
   const out: Case[] = [];
-  for (const limit of ['0', String(maxLimit + 1), '1.5', 'abc', '-1', '', '5&limit=6']) {
+  // Plain decimal integers only: no exponent, sign, hex, padding or leading zero (D16, as D4).
+  const notDecimal = ['1e2', '%2B5', '0x10', '%205', '05', '5.0'];
+  for (const limit of [
+    '0',
+    String(maxLimit + 1),
+    '1.5',
+    'abc',
+    '-1',
+    '',
+    '5&limit=6',
+    ...notDecimal,
+  ]) {
     out.push({
       name: `${what}: limit=${limit} → 400 (D16: not clamped)`,
       method: 'GET',
