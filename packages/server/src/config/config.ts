@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 
@@ -29,6 +30,8 @@ export interface Config {
   readonly tokenSecret: string | undefined;
   readonly tlsCert: string | undefined;
   readonly tlsKey: string | undefined;
+  /** Fastify `trustProxy`: whom to believe about the client's address (X-Forwarded-For) */
+  readonly trustProxy: boolean | number | string;
   readonly nodeId: number;
   readonly logLevel: string;
   readonly rateGlobal: RateSpec | null;
@@ -84,6 +87,34 @@ const bool: Parser<boolean> = (raw, name) => {
 };
 
 const optionalString: Parser<string | undefined> = (raw) => (raw === '' ? undefined : raw);
+
+/** proxy-addr's names for address ranges, accepted in PARLEY_TRUST_PROXY lists */
+const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * `false` (default: the TCP peer is the client), `true` (believe X-Forwarded-For entirely: only
+ * when every request comes through your proxy), a hop count, or the proxies' addresses / CIDRs.
+ */
+const trustProxy: Parser<boolean | number | string> = (raw, name) => {
+  const v = raw.trim();
+  if (/^(|0|false|no|off)$/i.test(v)) return false;
+  if (/^(true|yes|on)$/i.test(v)) return true;
+  if (/^[1-9][0-9]?$/.test(v)) return Number(v);
+  const entries = v.split(',').map((e) => e.trim());
+  for (const e of entries) {
+    const [addr = '', prefix, extra] = e.split('/');
+    const family = isIP(addr);
+    const prefixOk =
+      prefix === undefined ||
+      (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (extra !== undefined || !(RANGE_NAMES.has(e) || (family !== 0 && prefixOk)))
+      throw new ConfigError(
+        name,
+        `expected true, false, a hop count or proxy addresses/CIDRs, got "${e}"`,
+      );
+  }
+  return entries.join(',');
+};
 
 const rate: Parser<RateSpec | null> = (raw, name) => {
   const v = raw.trim();
@@ -232,6 +263,13 @@ export const CONFIG_SPEC = [
     default: undefined,
     doc: 'PEM key file for `PARLEY_TLS_CERT`.',
     parse: optionalString,
+  }),
+  spec({
+    name: 'PARLEY_TRUST_PROXY',
+    key: 'trustProxy',
+    default: 'false',
+    doc: "Behind a reverse proxy: `true`, a hop count, or the proxies' addresses/CIDRs, so X-Forwarded-For gives the client address (rate limits).",
+    parse: trustProxy,
   }),
   spec({
     name: 'PARLEY_NODE_ID',

@@ -73,6 +73,9 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: true,
+    // D25: unauthenticated requests are limited per client address; behind a proxy that address
+    // is only known from X-Forwarded-For, believed as far as the operator says.
+    trustProxy: trustProxyOption(deps.domain.config.trustProxy),
   });
 
   app.decorateRequest('principal', null);
@@ -127,3 +130,9 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
   installGateway(app, deps);
   return app;
 }
+
+/** A hop count is "trust the first n proxies" (proxy-addr counts hops from the TCP peer). */
+function trustProxyOption(t: boolean | number | string): boolean | string | TrustHop {
+  return typeof t === 'number' ? (_addr: string, hop: number) => hop < t : t;
+}
+type TrustHop = (addr: string, hop: number) => boolean;

@@ -196,3 +196,33 @@ dbDescribe('rate limits turned off (D27, D42: PARLEY_RATE_*=off)', () => {
     expect((await h.as(undefined).get('/bot/me')).status).toBe(401);
   });
 });
+
+// D25 behind a reverse proxy: unauthenticated requests are limited per client address, which
+// only X-Forwarded-For tells — believed when the operator says so (PARLEY_TRUST_PROXY).
+dbDescribe('client addresses behind a proxy (PARLEY_TRUST_PROXY)', () => {
+  const unauthenticatedFrom = (h: Harness, ip: string) =>
+    h.request({ method: 'GET', url: '/api/v1/bot/me', headers: { 'x-forwarded-for': ip } });
+
+  for (const [trust, separate] of [
+    ['false', false],
+    ['true', true],
+    ['1', true],
+    ['127.0.0.1/8', true],
+  ] as const) {
+    it(`PARLEY_TRUST_PROXY=${trust}: X-Forwarded-For ${separate ? 'names' : 'does not name'} the bucket`, async () => {
+      const h = await createHarness({
+        env: { ...DEFAULT_LIMITS, PARLEY_TRUST_PROXY: trust },
+        clock: new FakeClock(),
+      });
+      try {
+        for (let i = 0; i < 10; i++)
+          expect((await unauthenticatedFrom(h, '203.0.113.7')).status).toBe(401);
+        expect((await unauthenticatedFrom(h, '203.0.113.7')).status).toBe(429);
+        // Another client behind the same proxy: its own bucket only if the header is believed.
+        expect((await unauthenticatedFrom(h, '198.51.100.9')).status).toBe(separate ? 401 : 429);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+});

@@ -85,3 +85,16 @@ describe('bucket policy (D25)', () => {
     expect(bucketSpec(custom, 'messages')).toBeNull();
   });
 });
+
+describe('PARLEY_TRUST_PROXY (config)', () => {
+  it('reads false, true, a hop count or addresses/CIDRs; refuses anything else by name', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ PARLEY_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ PARLEY_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ PARLEY_TRUST_PROXY: '10.0.0.0/8, ::1, loopback' }).trustProxy).toBe(
+      '10.0.0.0/8,::1,loopback',
+    );
+    for (const bad of ['10.0.0.0/33', 'proxy.example', '1.2.3.4/8/1', '::1/129'])
+      expect(() => loadConfig({ PARLEY_TRUST_PROXY: bad }), bad).toThrow(/PARLEY_TRUST_PROXY/);
+  });
+});
