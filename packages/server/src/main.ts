@@ -46,6 +46,7 @@ export async function serve(config: Config): Promise<void> {
       `  CDN      ${u.cdn}`,
       `  Docs     ${u.origin}/docs   (OpenAPI: ${u.origin}/openapi.json)`,
       `  Operator ${config.adminToken ? `${u.origin}/admin/v1` : 'disabled (set PARLEY_ADMIN_TOKEN)'}`,
+      `  Data     ${config.dataDir}${services.domain.dialect === 'sqlite' ? ` (${config.databaseUrl.slice('sqlite:'.length)})` : ''}`,
       '',
     ].join('\n'),
   );

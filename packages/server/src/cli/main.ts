@@ -5,6 +5,7 @@ import {
   configMarkdownTable,
   loadConfig,
   loadDotEnv,
+  operatorDirectory,
   type Config,
 } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
@@ -13,6 +14,9 @@ import { seedDemo } from './seed.js';
 import { generateOpenApi } from './openapi.js';
 
 /** `parley …`: one entry point for the server, the operator commands and the tooling. */
+
+const operatorDir = operatorDirectory(process.env);
+if (operatorDir !== undefined) process.chdir(operatorDir);
 
 function config(): Config {
   loadDotEnv();

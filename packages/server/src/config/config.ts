@@ -368,6 +368,15 @@ export const CONFIG_SPEC = [
   }),
 ] as const;
 
+/**
+ * The folder relative paths (data directory, `.env`, TLS files) are meant from. `npm start` and
+ * `npm run parley` run inside the server's workspace folder, but the operator typed them in the
+ * repository root: npm says where in INIT_CWD (D43: `./data` is where the README says).
+ */
+export function operatorDirectory(env: Record<string, string | undefined>): string | undefined {
+  return env['INIT_CWD'] || undefined;
+}
+
 /** Reads `.env` from the working directory if there is one (never overriding real variables). */
 export function loadDotEnv(file = '.env'): void {
   try {

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -179,5 +179,31 @@ describe('npm start (parley serve) on a fresh data directory', () => {
     } finally {
       await stopParley(again, 'SIGKILL');
     }
+  }, 90_000);
+});
+
+// D43 as the README says it: `npm start` runs in the server's workspace folder, yet the default
+// `./data` is where the operator ran npm (npm's INIT_CWD), and the banner says where it is.
+describe('the default data directory is relative to where npm was run', () => {
+  const tmp = tempDir();
+  const operatorDir = path.join(tmp.path, 'checkout');
+  let server: Running | undefined;
+
+  afterAll(async () => {
+    await stopParley(server, 'SIGKILL');
+    tmp.remove();
+  });
+
+  it('creates ./data in that folder and prints it', async () => {
+    mkdirSync(operatorDir, { recursive: true });
+    server = await startParley({
+      INIT_CWD: operatorDir,
+      PARLEY_PORT: '0',
+      PARLEY_LOG_LEVEL: 'warn',
+    });
+    const db = path.join(operatorDir, 'data', 'parley.db');
+    expect(existsSync(db)).toBe(true);
+    const data = server.banner.find((l) => /^\s+Data\s/.test(l))?.trim();
+    expect(data).toBe(`Data     ${path.join(operatorDir, 'data')} (${db})`);
   }, 90_000);
 });
