@@ -7,7 +7,13 @@ import type { Db } from '../storage/db.js';
 import { rawQuery } from '../storage/raw-sql.js';
 import type { CommitHooks } from './commit-hooks.js';
 import { serializeData, webhookBody } from './serialize.js';
-import { allocatePositions, EntryKind, insertEntries, type StreamEntry } from './stream.js';
+import {
+  allocatePositions,
+  botsWithSessions,
+  EntryKind,
+  insertEntries,
+  type StreamEntry,
+} from './stream.js';
 
 export interface CommittedEntry {
   botId: number;
@@ -28,6 +34,13 @@ export class OutboxRecorder implements EventRecorder {
       /** D34 recipients are derived data: kept while membership, roles and overwrites stand */
       cache: DerivedCache;
       hooks: CommitHooks;
+      /**
+       * Write stream entries only for bots with a live or resumable gateway session (D31: no
+       * one else is owed a dispatch; a new session starts after its READY). Exact only where
+       * writers are serialized — SQLite, one write transaction at a time, so a READY and an
+       * event can never interleave; on PostgreSQL every recipient gets its entry.
+       */
+      streamsOnlyForSessions?: { resumeWindowMs: number };
       committed: (entries: CommittedEntry[]) => void;
       tokenReset: (botId: number) => void;
       /** D36/D38: webhook deliveries for the same recipients, in the same transaction */
@@ -47,10 +60,28 @@ export class OutboxRecorder implements EventRecorder {
   async record(trx: Db, event: RecordedEvent): Promise<void> {
     const bots = await recipientBots(trx, this.o.cache, event.scope);
     if (bots.length === 0) return;
-    const id = this.o.ids.next();
     const now = this.o.clock.now();
     const type = event.envelope.type;
     const data = serializeData(event.envelope);
+    const live = this.o.streamsOnlyForSessions;
+    const streamBots = live ? await botsWithSessions(trx, bots, now - live.resumeWindowMs) : bots;
+    if (streamBots.length > 0) await this.append(trx, streamBots, type, data, now);
+    const hooks = this.o.hooks;
+    const webhooks = this.o.webhooks;
+    // D38: webhooks go to every recipient, connected or not.
+    if (webhooks && (await webhooks.enqueue(trx, type, webhookBody(type, data), bots)) > 0)
+      hooks.afterCommit(trx, () => webhooks.committed());
+  }
+
+  /** The event, stored once, at the next position of each bot's stream. */
+  private async append(
+    trx: Db,
+    bots: readonly number[],
+    type: string,
+    data: string,
+    now: number,
+  ): Promise<void> {
+    const id = this.o.ids.next();
     await rawQuery(
       trx,
       'insert into "events" ("id", "type", "data", "created_at") values (?, ?, ?, ?)',
@@ -63,10 +94,6 @@ export class OutboxRecorder implements EventRecorder {
       return { bot_id, seq, kind: EntryKind.EVENT, event_id: id, created_at: now };
     });
     await insertEntries(trx, rows);
-    const hooks = this.o.hooks;
-    const webhooks = this.o.webhooks;
-    if (webhooks && (await webhooks.enqueue(trx, type, webhookBody(type, data), bots)) > 0)
-      hooks.afterCommit(trx, () => webhooks.committed());
     this.o.hooks.afterCommit(trx, () =>
       this.o.committed(
         rows.map((r) => ({

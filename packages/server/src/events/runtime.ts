@@ -82,6 +82,9 @@ export function openEvents(o: {
     clock: o.clock,
     cache: o.cache,
     hooks,
+    ...(o.dialect === 'sqlite'
+      ? { streamsOnlyForSessions: { resumeWindowMs: o.config.resumeWindowS * 1000 } }
+      : {}),
     committed,
     tokenReset: (botId) => publish({ k: 'token', botId }),
     webhooks: {

@@ -68,6 +68,30 @@ export async function insertEntries(
   }
 }
 
+/**
+ * The bots among `botIds` with a gateway session that a client holds or may still resume (D31):
+ * not ended, and connected or dropped at or after `resumableSince` — the same rule as
+ * gateway/session-store.ts `resumeSession`. Ascending.
+ */
+export async function botsWithSessions(
+  trx: Db,
+  botIds: readonly number[],
+  resumableSince: number,
+): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < botIds.length; i += CHUNK) {
+    const chunk = botIds.slice(i, i + CHUNK);
+    const rows = await rawQuery<{ bot_id: number }>(
+      trx,
+      `select distinct "bot_id" from "gateway_sessions" where "ended" = 0 ` +
+        `and ("connected" = 1 or "disconnected_at" >= ?) and "bot_id" in (${tuples(chunk.length, '?')})`,
+      [resumableSince, ...chunk],
+    );
+    for (const r of rows) out.push(Number(r.bot_id));
+  }
+  return out.sort((a, b) => a - b);
+}
+
 /** A gateway marker (READY / RESUMED) at the bot's next position; returns that position. */
 export async function appendMarker(
   trx: Db,

@@ -163,4 +163,58 @@ dbDescribe('events outbox (D36)', () => {
     await r.dispatch('READY');
     await r.close();
   });
+  it('stream entries are owed to bots with a live or resumable session; the rest start at READY (D31)', async () => {
+    const other = await makeBot(live.h, w.human.id, 'late');
+    await join(live.h, w.guildId, other.userId);
+    const entries = async () =>
+      Number(
+        (
+          await d.db
+            .selectFrom('bot_events')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where('bot_id', '=', other.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const say = async (content: string): Promise<number> =>
+      (
+        await expectStatus(
+          await live.h.as(w.human.token).post(`/channels/${w.channelId}/messages`, { content }),
+          200,
+        )
+      ).body.id;
+    // Never connected: on SQLite nothing is written for it (writers are serialized, so no READY
+    // can slip between the check and the write); PostgreSQL writes every recipient's entry.
+    const joined = await entries(); // its own GUILD_MEMBER_ADD: written on PostgreSQL only
+    expect(joined).toBe(d.dialect === 'sqlite' ? 0 : 1);
+    await say('before any session');
+    expect(await entries()).toBe(d.dialect === 'sqlite' ? 0 : joined + 1);
+    live.clock.advance(1000);
+    const c = await live.connect(other.token);
+    const { sessionId } = await c.ready();
+    const m = await say('after READY');
+    const f = await c.dispatch('MESSAGE_CREATE');
+    expect([f.s, f.d.id]).toEqual([2, m]); // the first dispatch after READY (s 1)
+    // Dropped: resumable for the window, so what is sent meanwhile is kept and replayed.
+    c.terminate();
+    await live.sessionSettled(sessionId);
+    const missed = await say('while away');
+    live.clock.advance(1000);
+    const r = await live.connect(other.token, { query: `sessionId=${sessionId}&seq=2` });
+    await r.next(); // HELLO
+    expect((await r.dispatch('MESSAGE_CREATE')).d.id).toBe(missed);
+    await r.dispatch('RESUMED');
+    r.terminate();
+    await live.sessionSettled(sessionId);
+    // Past the window the session cannot be resumed: nothing more is kept for it on SQLite.
+    live.clock.advance(301_000);
+    const before = await entries();
+    await say('after the window');
+    expect(await entries()).toBe(d.dialect === 'sqlite' ? before : before + 1);
+    const again = await live.connect(other.token, { query: `sessionId=${sessionId}&seq=4` });
+    await again.next(); // HELLO
+    expect(await again.next()).toStrictEqual({ op: 9, d: false });
+    await again.dispatch('READY');
+    await again.close();
+  });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Signal } from '../../src/events/bus.js';
+import { createSession, newConnId } from '../../src/gateway/session-store.js';
 import {
   createHarness,
   expectStatus,
@@ -42,6 +43,14 @@ dbDescribe('events between nodes over Redis', () => {
       b.services.events.dispatcher.onHead((botId, seq) => {
         heads.push([botId, seq]);
         wake();
+      });
+      // The bot holds a gateway session (only then is it owed stream entries on SQLite).
+      await createSession(a.services.domain.db, {
+        botId: w.bot.id,
+        botUserId: w.bot.userId,
+        connId: newConnId(),
+        nodeId: 1,
+        now: Date.now(),
       });
       await expectStatus(
         await a.as(w.human.token).post(`/channels/${w.channelId}/messages`, { content: 'hi' }),
