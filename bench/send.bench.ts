@@ -1,3 +1,4 @@
+import { connectGateway, type GatewayConnection } from './lib/gateway-client.js';
 import { startHello } from './lib/hello-server.js';
 import { HttpClient } from './lib/http-client.js';
 import { loadProblems, runLoad, type LoadResult } from './lib/load.js';
@@ -12,9 +13,11 @@ import type { Benchmark, BenchContext, BenchOutcome, Figure, TableRow } from './
  * send: POST /channels/:id/messages throughput at 10 and 50 connections, one bot per
  * connection (rate limits off), divided by a minimal Fastify hello-world measured in the same
  * run at the same connection count. Target: send/hello ≥ 0.5.
- * Two layouts: "channel", the issue's — one channel with all 50 bots in it, so every message is
- * recorded for 50 recipients (D34/D36: one outbox row per bot) — and "solo", each bot alone in
- * a guild of its own (one recipient per message), which shows what the fan-out costs.
+ * Three cases: "channel", the issue's layout — one channel with all 50 bots in it (D34: every
+ * message has 50 recipients; none is connected, so on SQLite no stream entry is owed, D31);
+ * "channel, connected" — the same with every bot holding a gateway connection, so each message
+ * is written to 50 streams and sent as 50 frames (the frames are read by this process, on the
+ * same machine); and "solo", each bot alone in a guild of its own (one recipient).
  */
 const CONNECTIONS = [10, 50] as const;
 const BOTS = 50;
@@ -80,6 +83,28 @@ export const sendBench: Benchmark = {
         });
       const helloLoad = (connections: number, durationS: number): Promise<LoadResult> =>
         runLoad({ origin: hello.origin, path: '/', connections, durationS });
+      // The same load while every bot of the channel is connected to the gateway.
+      let frames = 0;
+      const connectedLoad = async (connections: number, durationS: number) => {
+        const conns: GatewayConnection[] = [];
+        try {
+          for (const bot of world.bots)
+            conns.push(
+              await connectGateway(server.gatewayUrl, bot.token, {
+                heartbeat: true,
+                onDispatch: () => {
+                  frames++;
+                },
+              }),
+            );
+          return await sendLoad(connections, durationS);
+        } finally {
+          // 1000 ends the sessions (D31): the next "channel" round owes them nothing.
+          for (const c of conns) c.close();
+          // D28: a bot's next connection must come at least 1 s after this one.
+          await new Promise((r) => setTimeout(r, 1100));
+        }
+      };
 
       const figures: Figure[] = [];
       const table: TableRow[] = [];
@@ -93,6 +118,7 @@ export const sendBench: Benchmark = {
           ['hello', helloLoad, hello.proc.pid],
           ['send (channel)', sendLoad, server.proc.pid],
           ['send (solo)', soloLoad, server.proc.pid],
+          ['send (channel, connected)', connectedLoad, server.proc.pid],
         ] as const) {
           ctx.log(`send: ${c} connections: ${what}`);
           await load(c, warmS);
@@ -113,12 +139,23 @@ export const sendBench: Benchmark = {
           const p = loadProblems(r, `${what} @${c}`);
           if (p) problems.push(p);
         }
-        const [h, s, o] = results.map(([, r]) => r) as [LoadResult, LoadResult, LoadResult];
-        const [hCpu, sCpu, oCpu] = results.map(([, , cpu]) => cpu) as [number, number, number];
+        const [h, s, o, l] = results.map(([, r]) => r) as [
+          LoadResult,
+          LoadResult,
+          LoadResult,
+          LoadResult,
+        ];
+        const [hCpu, sCpu, oCpu, lCpu] = results.map(([, , cpu]) => cpu) as [
+          number,
+          number,
+          number,
+          number,
+        ];
         details[`c${c}`] = {
           hello: { ...h, cpuMsPerReq: hCpu },
           send: { ...s, cpuMsPerReq: sCpu },
           solo: { ...o, cpuMsPerReq: oCpu },
+          connected: { ...l, cpuMsPerReq: lCpu },
         };
         figures.push(
           {
@@ -135,6 +172,13 @@ export const sendBench: Benchmark = {
             value: round(o.reqPerSec / h.reqPerSec, 3),
             unit: 'x',
             basis: `solo ${Math.round(o.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
+          },
+          {
+            id: `ratio_connected_c${c}`,
+            label: `connected send/hello req/s @${c} conns`,
+            value: round(l.reqPerSec / h.reqPerSec, 3),
+            unit: 'x',
+            basis: `50 bots connected: ${Math.round(l.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
           },
           {
             id: `cpu_ratio_c${c}`,
@@ -164,6 +208,7 @@ export const sendBench: Benchmark = {
           },
         );
       }
+      details['framesReceived'] = frames;
       return { status: 'ok', figures, table, details, warnings: problems };
     } finally {
       await Promise.all([hello.proc.stop(), server.dispose()]);
