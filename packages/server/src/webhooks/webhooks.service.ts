@@ -5,6 +5,7 @@ import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import { webhookBody } from '../events/serialize.js';
 import type { Domain } from '../domain/context.js';
 import { newWebhookSecret } from '../domain/bots/bots.service.js';
+import type { DerivedCache } from '../domain/derived-cache.js';
 import type { Db } from '../storage/db.js';
 import type { WebhookDeliveriesTable } from '../storage/schema-webhooks.js';
 import { checkTarget, UnsafeTargetError, type TargetPolicy } from './ssrf-guard.js';
@@ -124,18 +125,22 @@ export function newDeliveryId(nowMs: number): string {
  */
 export async function enqueueDeliveries(
   trx: Db,
-  o: { ids: SnowflakeGenerator; clock: Clock },
+  o: { ids: SnowflakeGenerator; clock: Clock; cache?: DerivedCache },
   type: string,
   body: string,
   botIds: readonly number[],
 ): Promise<number> {
   if (botIds.length === 0) return 0;
-  const bots = await trx
-    .selectFrom('bots')
-    .select('id')
-    .where('id', 'in', [...botIds])
-    .where('webhook_url', 'is not', null)
-    .execute();
+  const load = () =>
+    trx
+      .selectFrom('bots')
+      .select('id')
+      .where('id', 'in', [...botIds])
+      .where('webhook_url', 'is not', null)
+      .execute();
+  // Which recipients have an address: read on every event, changed only by writes to `bots`,
+  // which move the cache's version (domain/derived-cache.ts).
+  const bots = o.cache ? await o.cache.get(`webhook-bots:${botIds.join(',')}`, load) : await load();
   if (bots.length === 0) return 0;
   const now = o.clock.now();
   await trx
