@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config/config.js';
+import { sweepOrphanBlobs } from './domain/files/files.service.js';
 import { buildApp } from './http/app.js';
 import { openServices } from './services.js';
 import { WebhookWorker } from './webhooks/worker.js';
@@ -31,6 +32,17 @@ export async function serve(config: Config): Promise<void> {
   );
   await app.listen({ host: config.host, port: config.port });
   webhooks.start();
+  // Disk held by uploads a crash interrupted (files.service.ts): at start, then hourly.
+  const sweep = (): void => {
+    sweepOrphanBlobs(services.domain, services.blobs)
+      .then((n) => {
+        if (n > 0) app.log.info({ removed: n }, 'removed blobs no file refers to');
+      })
+      .catch((err: unknown) => app.log.warn({ err }, 'orphan blob sweep failed'));
+  };
+  sweep();
+  const sweeper = setInterval(sweep, 3_600_000);
+  sweeper.unref();
   const addr = app.server.address() as AddressInfo;
   if (config.publicUrl === undefined && config.port === 0) {
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -55,6 +67,7 @@ export async function serve(config: Config): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
+    clearInterval(sweeper);
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();

@@ -22,6 +22,8 @@ export interface BlobStore {
   read(key: string, range?: { start: number; end: number }): Promise<Readable | undefined>;
   /** Remove a committed blob (no error when it is already gone). */
   delete(key: string): Promise<void>;
+  /** Keys of committed blobs last written before `beforeMs` (epoch ms), in no order. */
+  committedBefore(beforeMs: number): AsyncIterable<string>;
 }
 
 export interface BlobWriter {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -94,6 +94,33 @@ export class LocalBlobStore implements BlobStore {
       ...(range ? { start: range.start, end: range.end } : {}),
       highWaterMark: 256 * 1024,
     });
+  }
+
+  async *committedBefore(beforeMs: number): AsyncIterable<string> {
+    let shards: string[];
+    try {
+      shards = await readdir(this.blobsDir);
+    } catch (err) {
+      if (isMissing(err)) return;
+      throw err;
+    }
+    for (const shard of shards) {
+      let keys: string[];
+      try {
+        keys = await readdir(path.join(this.blobsDir, shard));
+      } catch (err) {
+        if (isMissing(err)) continue;
+        throw err;
+      }
+      for (const key of keys) {
+        if (!KEY.test(key)) continue;
+        try {
+          if ((await stat(this.pathOf(key))).mtimeMs < beforeMs) yield key;
+        } catch (err) {
+          if (!isMissing(err)) throw err;
+        }
+      }
+    }
   }
 
   async delete(key: string): Promise<void> {

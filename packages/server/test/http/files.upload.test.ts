@@ -1,4 +1,6 @@
+import { existsSync, utimesSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import { sweepOrphanBlobs } from '../../src/domain/files/files.service.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createHarness,
@@ -403,5 +405,26 @@ dbDescribe('the CDN is outside the rate limits (D26)', () => {
       expect(got.statusCode).toBe(200);
       expect(got.headers['x-ratelimit-limit']).toBeUndefined();
     }
+  });
+  it('sweeps blobs no file refers to (an upload a crash cut off), once they are an hour old', async () => {
+    const kept = await upload(h, w.bot.token, fileForm('kept.png', png()));
+    expect(kept.status).toBe(200);
+    // Bytes placed without a row: what acceptUpload leaves when the process dies in between.
+    const writer = await h.services.blobs.create();
+    await writer.write(png());
+    await writer.commit();
+    const orphan = blobFiles(data.dir).find((f) => f.endsWith(writer.key));
+    expect(orphan).toBeDefined();
+    const before = blobFiles(data.dir).length;
+    // Too recent: it may be an upload still finishing, on this process or another one.
+    expect(await sweepOrphanBlobs(h.services.domain, h.services.blobs)).toBe(0);
+    const hourAgo = new Date(Date.now() - 3_601_000);
+    utimesSync(orphan as string, hourAgo, hourAgo);
+    for (const f of blobFiles(data.dir)) if (f !== orphan) utimesSync(f, hourAgo, hourAgo);
+    expect(await sweepOrphanBlobs(h.services.domain, h.services.blobs)).toBe(1);
+    expect(blobFiles(data.dir)).toHaveLength(before - 1);
+    expect(existsSync(orphan as string)).toBe(false);
+    // Every file with a row is still served.
+    expect((await cdn(h, kept.body.url)).statusCode).toBe(200);
   });
 });

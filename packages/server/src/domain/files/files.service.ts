@@ -135,3 +135,28 @@ export function parseFileId(s: string): number | undefined {
   const n = Number(s);
   return Number.isSafeInteger(n) ? n : undefined;
 }
+
+/**
+ * Blobs no file row refers to: an upload placed its bytes, then the process died before the row
+ * committed (acceptUpload places first, records second). Nothing serves them; this frees the disk.
+ * Only blobs older than `graceMs` are considered, so an upload still finishing — on this process
+ * or another one sharing the directory — keeps its bytes. Returns how many were removed.
+ */
+export async function sweepOrphanBlobs(
+  d: Domain,
+  blobs: BlobStore,
+  graceMs = 3_600_000,
+): Promise<number> {
+  let removed = 0;
+  for await (const key of blobs.committedBefore(d.clock.now() - graceMs)) {
+    const row = await d.db
+      .selectFrom('files')
+      .select('id')
+      .where('storage_key', '=', key)
+      .executeTakeFirst();
+    if (row) continue;
+    await blobs.delete(key);
+    removed++;
+  }
+  return removed;
+}
