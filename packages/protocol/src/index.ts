@@ -5,3 +5,4 @@ export * from './permissions.js';
 export * from './events.js';
 export * from './gateway.js';
 export * from './admin.js';
+export * from './text.js';
