@@ -52,6 +52,8 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       tokenReset: (botId: number) => void;
       /** D51: people's events (after commit, or at once when ephemeral) for every node */
       people: (e: PeopleDispatch) => void;
+      /** D47: a person's sessions changed (after commit), for every node */
+      userSessions: (userId: number) => void;
       /** D36/D38: webhook deliveries for the same recipients, in the same transaction */
       webhooks?: {
         enqueue: (
@@ -128,6 +130,10 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       audience: event.audience,
     };
     this.o.hooks.afterCommit(trx, () => this.o.people(e));
+  }
+
+  sessionsChanged(trx: Db, userId: number): void {
+    this.o.hooks.afterCommit(trx, () => this.o.userSessions(userId));
   }
 
   ephemeral(event: PeopleEvent): void {

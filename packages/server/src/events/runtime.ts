@@ -102,6 +102,7 @@ export function openEvents(o: {
       : {}),
     committed,
     tokenReset: (botId) => publish({ k: 'token', botId }),
+    userSessions: (userId) => publish({ k: 'user', userId }),
     people: (e) => {
       tellPeople(e);
       bus.publish({ k: 'people', e });

@@ -27,6 +27,12 @@ export interface PeopleRecorder {
   people(trx: Db, event: PeopleEvent): void;
   /** D51: TYPING_START and PRESENCE_UPDATE: nothing to commit, sent at once. */
   ephemeral(event: PeopleEvent): void;
+  /**
+   * D47/D52: some of this person's sessions ended in `trx` (logout, a session ended, password
+   * changed, disabled, deleted). After commit every node closes the gateway connections of
+   * sessions that no longer exist with 4004. Outside a transaction pass the plain `db`.
+   */
+  sessionsChanged(trx: Db, userId: number): void;
 }
 
 /**
@@ -72,4 +78,5 @@ export const noEvents: EventRecorder & PeopleRecorder = {
   botTokenReset: async () => {},
   people: () => {},
   ephemeral: () => {},
+  sessionsChanged: () => {},
 };
