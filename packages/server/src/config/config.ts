@@ -45,6 +45,8 @@ export interface Config {
   readonly webhookRetryS: readonly number[];
   readonly webhookAllowInsecure: boolean;
   readonly webhookAllowPrivate: boolean;
+  /** D54: a request must have fully arrived (headers and body) within this many ms */
+  readonly requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -365,6 +367,13 @@ export const CONFIG_SPEC = [
     default: 'false',
     doc: 'Allow webhook targets on loopback/private ranges (D37).',
     parse: bool,
+  }),
+  spec({
+    name: 'PARLEY_REQUEST_TIMEOUT_MS',
+    key: 'requestTimeoutMs',
+    default: '30000',
+    doc: 'A request whose headers and body have not fully arrived in this time gets 408 and its connection is closed (D54).',
+    parse: int(100, 3_600_000),
   }),
 ] as const;
 

@@ -66,9 +66,15 @@ const redact = ['req.headers.authorization', 'req.headers.cookie', 'res.headers[
  */
 export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<FastifyInstance> {
   const logger = opts.logger === undefined ? false : opts.logger;
+  const timeouts = requestTimeouts(deps.domain.config.requestTimeoutMs);
   const app = Fastify({
     logger: typeof logger === 'object' && logger !== null ? { ...logger, redact } : logger,
-    ...(opts.https ? { https: opts.https } : {}),
+    // D54: Node's own timers cut a request that has not fully arrived (its parser's
+    // ERR_HTTP_REQUEST_TIMEOUT → clientErrorHandler → 408 in the D5 form, connection closed).
+    ...(opts.https ? { https: { ...opts.https, ...timeouts } } : { http: timeouts }),
+    requestTimeout: timeouts.requestTimeout,
+    // a socket with nothing moving either way (a client that stopped reading) goes too
+    connectionTimeout: timeouts.requestTimeout * 4,
     bodyLimit: JSON_BODY_LIMIT,
     // D5–D7: routing errors (bad percent-encoding, over-long path parameter) in our form too.
     frameworkErrors,
@@ -149,6 +155,24 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
   await app.register(cdnRoutes, { prefix: '/cdn', deps });
   installGateway(app, deps);
   return app;
+}
+
+/**
+ * D54: the whole request (headers and body) must arrive within `ms` of its first byte, so a
+ * client that sends headers and then stalls — or never finishes its headers — cannot hold a
+ * connection. Node checks pending requests every `connectionsCheckingInterval`; at most a tenth
+ * of the timeout (and never more than a second) keeps the cut close to the stated time.
+ */
+export function requestTimeouts(ms: number): {
+  requestTimeout: number;
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  return {
+    requestTimeout: ms,
+    headersTimeout: ms,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(ms / 10))),
+  };
 }
 
 /** A hop count is "trust the first n proxies" (proxy-addr counts hops from the TCP peer). */

@@ -127,7 +127,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     err.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'HEADERS_TOO_LARGE', 'Request headers are too large']
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'VALIDATION_ERROR', 'The request took too long to arrive']
+        ? [408, 'REQUEST_TIMEOUT', 'The request did not fully arrive in time']
         : [400, 'VALIDATION_ERROR', 'Malformed HTTP request'];
   const body = JSON.stringify({ error: { code, message } });
   socket.end(
