@@ -30,6 +30,12 @@ export async function serve(config: Config): Promise<void> {
       ...(https ? { https } : {}),
     },
   );
+  // D54: say what was readable by others before this start.
+  for (const t of services.tightened)
+    app.log.warn(
+      { path: t.path, from: `0${t.from.toString(8)}`, to: `0${t.to.toString(8)}` },
+      'tightened the mode of a data file or directory: it was readable by other local accounts',
+    );
   await app.listen({ host: config.host, port: config.port });
   webhooks.start();
   // Disk held by uploads a crash interrupted (files.service.ts): at start, then hourly.

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { CustomTypesConfig } from 'pg';
 import {
@@ -13,6 +11,7 @@ import {
 } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
+import { secureSqliteFiles, type Tightened } from './file-modes.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -27,6 +26,8 @@ export interface DatabaseHandle {
    * See domain/derived-cache.ts.
    */
   readonly version: (() => number) | null;
+  /** D54: database files whose looser modes were tightened on opening (the caller logs them) */
+  readonly tightened: readonly Tightened[];
   close(): Promise<void>;
 }
 
@@ -50,7 +51,8 @@ const pgTypes = (types: CustomTypesConfig): CustomTypesConfig => ({
 export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    // D54: created 0600 (its -wal/-shm follow), looser modes tightened.
+    const tightened = file === ':memory:' ? [] : secureSqliteFiles(file);
     const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
     // WAL + NORMAL: a commit survives a crash of the server process (SIGKILL included), which
@@ -77,6 +79,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     return {
       db,
       dialect: 'sqlite',
+      tightened,
       // Both counters only grow, so their sum changes whenever either does.
       version: () => {
         if (!fresh) {
@@ -105,7 +108,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     });
   };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', version: null, close: () => db.destroy() };
+  return { db, dialect: 'postgres', version: null, tightened: [], close: () => db.destroy() };
 }
 
 /**
