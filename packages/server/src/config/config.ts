@@ -47,6 +47,13 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   /** D54: a request must have fully arrived (headers and body) within this many ms */
   readonly requestTimeoutMs: number;
+  /** D53: days finished webhook deliveries are kept */
+  readonly deliveryRetentionDays: DeliveryRetention;
+}
+
+export interface DeliveryRetention {
+  readonly delivered: number;
+  readonly failed: number;
 }
 
 export class ConfigError extends Error {
@@ -181,6 +188,19 @@ const secret: Parser<string | undefined> = (raw, name) => {
   if (raw === '') return undefined;
   if (raw.length < 16) throw new ConfigError(name, 'must be at least 16 characters');
   return raw;
+};
+
+/** D53: `delivered,failed` whole days, each from 1 to 3650. */
+const retentionDays: Parser<DeliveryRetention> = (raw, name) => {
+  const m = /^\s*([0-9]{1,4})\s*,\s*([0-9]{1,4})\s*$/.exec(raw);
+  const delivered = Number(m?.[1]);
+  const failed = Number(m?.[2]);
+  if (!m || delivered < 1 || failed < 1 || delivered > 3650 || failed > 3650)
+    throw new ConfigError(
+      name,
+      `expected "delivered,failed" days from 1 to 3650 (e.g. 7,30), got "${raw}"`,
+    );
+  return { delivered, failed };
 };
 
 /** D39: about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h. */
@@ -374,6 +394,13 @@ export const CONFIG_SPEC = [
     default: '30000',
     doc: 'A request whose headers and body have not fully arrived in this time gets 408 and its connection is closed (D54).',
     parse: int(100, 3_600_000),
+  }),
+  spec({
+    name: 'PARLEY_DELIVERY_RETENTION_DAYS',
+    key: 'deliveryRetentionDays',
+    default: '7,30',
+    doc: 'Days webhook deliveries are kept once delivered, and once failed (D53).',
+    parse: retentionDays,
   }),
 ] as const;
 
