@@ -9,6 +9,8 @@ import type { BotTokenCodec } from '../domain/auth/bot-token.js';
 import type { Domain } from '../domain/context.js';
 import { AppError } from '../errors/app-error.js';
 import type { EventsRuntime } from '../events/runtime.js';
+import { clientAddress } from '../http/client-address.js';
+import { chargeBucket } from '../http/plugins/rate-limit.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Close } from './close-codes.js';
 import { GatewayConnection, type BotIdentity } from './connection.js';
@@ -86,6 +88,21 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
         );
       }
     } catch (err) {
+      // D54/D25: a failed authentication draws from the client address's bucket (`global`
+      // figures), the same bucket as REST 401s; past it the refusal is a 429.
+      if (err instanceof AppError && err.code === 'UNAUTHORIZED') {
+        try {
+          const ip = clientAddress(req, config.trustProxy);
+          const headers = await chargeBucket({ limiter, config }, 'global', {
+            kind: 'address',
+            ip,
+          });
+          return refuse(socket, err, headers);
+        } catch (limited) {
+          if (limited instanceof AppError) return refuse(socket, limited);
+          throw limited;
+        }
+      }
       if (err instanceof AppError) return refuse(socket, err);
       log(err, 'gateway upgrade failed');
       return refuse(socket, new AppError('INTERNAL_ERROR', 'Internal server error'));
@@ -152,7 +169,7 @@ function resumeParams(url: URL): { sessionId: string; seq: number } | undefined 
 }
 
 /** D28: a refused upgrade is an HTTP answer with the D5 error body (and D7's request id). */
-function refuse(socket: Duplex, err: AppError): void {
+function refuse(socket: Duplex, err: AppError, extraHeaders: Record<string, string> = {}): void {
   const status = err.status;
   const body = JSON.stringify({
     error: { code: err.code satisfies ErrorCode, message: err.message, ...err.extra },
@@ -162,6 +179,7 @@ function refuse(socket: Duplex, err: AppError): void {
     'content-length': String(Buffer.byteLength(body)),
     'x-request-id': randomUUID(),
     connection: 'close',
+    ...extraHeaders,
     ...err.headers,
   };
   if (status === 401) headers['www-authenticate'] = 'Bearer';
