@@ -56,7 +56,13 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
   const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     // Until ws owns it, an error on the raw socket must not crash the process.
     socket.on('error', () => {});
-    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    } catch {
+      // D54: a malformed upgrade request is a 400 in the error form, not a thrown error.
+      return refuse(socket, new AppError('VALIDATION_ERROR', 'Malformed URL'));
+    }
     if (url.pathname !== GATEWAY_PATH)
       return refuse(socket, new AppError('NOT_FOUND', `No route GET ${url.pathname}`));
     if (closing)
