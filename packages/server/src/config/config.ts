@@ -45,6 +45,10 @@ export interface Config {
   readonly webhookRetryS: readonly number[];
   readonly webhookAllowInsecure: boolean;
   readonly webhookAllowPrivate: boolean;
+  /** D46: who may register: `invite` (with a valid invite code), `open`, or `closed` */
+  readonly registration: 'invite' | 'open' | 'closed';
+  /** D47: a person's session unused for this many days expires */
+  readonly sessionIdleDays: number;
 }
 
 export class ConfigError extends Error {
@@ -365,6 +369,24 @@ export const CONFIG_SPEC = [
     default: 'false',
     doc: 'Allow webhook targets on loopback/private ranges (D37).',
     parse: bool,
+  }),
+  spec({
+    name: 'PARLEY_REGISTRATION',
+    key: 'registration',
+    default: 'invite',
+    doc: 'Who may register (D46): `invite` (a valid invite code, which joins its guild), `open`, or `closed` (the operator creates people).',
+    parse: (r, n) => {
+      const v = r.trim().toLowerCase();
+      if (v === 'invite' || v === 'open' || v === 'closed') return v;
+      throw new ConfigError(n, `expected invite, open or closed, got "${r}"`);
+    },
+  }),
+  spec({
+    name: 'PARLEY_SESSION_IDLE_DAYS',
+    key: 'sessionIdleDays',
+    default: '30',
+    doc: "A person's session unused for this many days expires (D47).",
+    parse: int(1, 3650),
   }),
 ] as const;
 

@@ -5,6 +5,7 @@ import { migration as files } from './0003-files.js';
 import { migration as webhooks } from './0004-webhooks.js';
 import { migration as webhookClaim } from './0005-webhook-claim.js';
 import { migration as people } from './0006-people.js';
+import { migration as accounts } from './0007-accounts.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-webhooks': webhooks,
   '0005-webhook-claim': webhookClaim,
   '0006-people': people,
+  '0007-accounts': accounts,
 };
 
 export const migrationProvider: MigrationProvider = {
