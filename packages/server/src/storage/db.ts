@@ -158,6 +158,8 @@ const NO_DERIVED_DATA = new Set([
   // D46/D48: nothing cached derives from login attempts or read marks (read marks are frequent).
   'login_failures',
   'read_states',
+  // D50: written with every webhook try
+  'webhook_attempts',
 ]);
 /**
  * D47: a session's last use, written at most once a minute per session (domain/auth/
