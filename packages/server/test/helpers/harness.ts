@@ -65,7 +65,7 @@ export interface Harness {
   /** calls with `Authorization: Bearer <token>` (undefined token: no header) */
   as(token: string | undefined): Caller;
   /** D45: calls to the people's API `/app/v1` with a session token as bearer (undefined: none) */
-  app(token: string | undefined): Caller;
+  people(token: string | undefined): Caller;
   admin: Caller;
   close(): Promise<void>;
 }
@@ -149,7 +149,7 @@ export async function createHarness(
     config,
     request,
     as: (token) => caller(token, '/api/v1'),
-    app: (token) => caller(token, '/app/v1'),
+    people: (token) => caller(token, '/app/v1'),
     admin: caller(ADMIN_TOKEN, '/admin/v1'),
     close: async () => {
       await app.close();
