@@ -60,9 +60,9 @@ export async function register(
  * for that name → 429 with `retryAfter` until the window passes — a correct password included,
  * and whatever the client's address (the lock is on the name). A disabled person → 403.
  *
- * Each attempt is written as a failure before the password is checked, and counted with the
- * others: parallel guesses see each other, so no more than LOCKOUT_FAILURES can be tried per
- * window however many arrive at once. A success removes the name's failures; an attempt refused
+ * Each attempt is written as a failure before the password is checked, and counts the attempts
+ * written before it (ids grow with time, D3): of parallel guesses only the first LOCKOUT_FAILURES
+ * are checked, however many arrive at once. A success removes the name's failures; an attempt refused
  * by the lock removes its own row (it does not extend the lock).
  */
 export async function login(
@@ -87,7 +87,7 @@ export async function login(
       .where('at', '>', since)
       .orderBy('at', 'desc')
       .execute()
-  ).filter((r) => Number(r.attempt_id) !== attemptId);
+  ).filter((r) => Number(r.attempt_id ?? 0) < attemptId); // the attempts before this one
   const dropOwn = () =>
     d.db
       .deleteFrom('login_failures')
