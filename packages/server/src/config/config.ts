@@ -49,6 +49,10 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** D53: days finished webhook deliveries are kept */
   readonly deliveryRetentionDays: DeliveryRetention;
+  /** D46: who may register: `invite` (with a valid invite code), `open`, or `closed` */
+  readonly registration: 'invite' | 'open' | 'closed';
+  /** D47: a person's session unused for this many days expires */
+  readonly sessionIdleDays: number;
 }
 
 export interface DeliveryRetention {
@@ -401,6 +405,22 @@ export const CONFIG_SPEC = [
     default: '7,30',
     doc: 'Days webhook deliveries are kept once delivered, and once failed (D53).',
     parse: retentionDays,
+    name: 'PARLEY_REGISTRATION',
+    key: 'registration',
+    default: 'invite',
+    doc: 'Who may register (D46): `invite` (a valid invite code, which joins its guild), `open`, or `closed` (the operator creates people).',
+    parse: (r, n) => {
+      const v = r.trim().toLowerCase();
+      if (v === 'invite' || v === 'open' || v === 'closed') return v;
+      throw new ConfigError(n, `expected invite, open or closed, got "${r}"`);
+    },
+  }),
+  spec({
+    name: 'PARLEY_SESSION_IDLE_DAYS',
+    key: 'sessionIdleDays',
+    default: '30',
+    doc: "A person's session unused for this many days expires (D47).",
+    parse: int(1, 3650),
   }),
 ] as const;
 

@@ -38,7 +38,7 @@ export async function pruneRetained(
           eb
             .selectFrom('webhook_deliveries')
             .select('id')
-            // the partial index's condition, spelled as in migration 0007
+            // the partial index's condition, spelled as in migration 0010
             .where(sql<boolean>`state <> 'pending'`)
             .where('state', '=', state)
             .where('updated_at', '<', cutoff)

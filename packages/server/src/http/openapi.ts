@@ -37,6 +37,18 @@ export function openApiOptions(origin: string): SwaggerOptions {
             description: 'Bot token (D8), or a user session token (D41)',
           },
           adminToken: { type: 'http', scheme: 'bearer', description: 'PARLEY_ADMIN_TOKEN (D41)' },
+          sessionToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "A person's session token from register or login (D45–D47)",
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'parley_session',
+            description:
+              'The session cookie set by register and login; writes need Origin = the public origin (D47)',
+          },
         },
       },
       security: [{ botToken: [] }],
@@ -47,6 +59,7 @@ export function openApiOptions(origin: string): SwaggerOptions {
         { name: 'members' },
         { name: 'dm' },
         { name: 'operator', description: 'Operator API (D41)' },
+        { name: 'app', description: "The people's API /app/v1 (D45–D51)" },
       ],
     },
   };

@@ -158,7 +158,22 @@ const NO_DERIVED_DATA = new Set([
   'upload_usage_daily',
   'upload_usage_monthly',
   'files',
+  // D46/D48: nothing cached derives from login attempts or read marks (read marks are frequent).
+  'login_failures',
+  'read_states',
+  // D50: written with every webhook try
+  'webhook_attempts',
 ]);
+/**
+ * D47: a session's last use, written at most once a minute per session (domain/auth/
+ * authenticate.ts). Cached session rows are checked against what this process wrote, so this one
+ * statement leaves the version alone: otherwise every active person would drop every cache once a
+ * minute. Other processes' writes still move it (data_version). Ending a session is a DELETE and
+ * moves it as usual.
+ */
+export const SESSION_TOUCH_SQL =
+  'update "user_sessions" set "last_used_at" = ? where "token_hash" = ? and "last_used_at" < ?';
+const NO_DERIVED_STATEMENTS = new Set([SESSION_TOUCH_SQL]);
 const WRITE_TARGET = /^\s*(?:insert\s+into|update|delete\s+from|replace\s+into)\s+"?(\w+)"?/i;
 // Group commit (storage/group-commit.ts) opens and releases a savepoint per member; a ROLLBACK TO
 // one is not neutral.
@@ -172,7 +187,7 @@ class WriteCounter {
 
   watch(text: string, stmt: SQLite.Statement): SqliteStatement {
     if (/^\s*commit\b/i.test(text)) return this.commits(stmt);
-    if (NEUTRAL.test(text)) return stmt;
+    if (NEUTRAL.test(text) || NO_DERIVED_STATEMENTS.has(text)) return stmt;
     const table = WRITE_TARGET.exec(text)?.[1];
     if (table !== undefined && NO_DERIVED_DATA.has(table.toLowerCase())) return stmt;
     const bump = () => {

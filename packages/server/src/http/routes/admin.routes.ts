@@ -68,7 +68,10 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
         response: responses({ 201: SessionToken }),
       },
     },
-    async (req, reply) => reply.code(201).send(await createSession(d, Number(req.params.userId))),
+    async (req, reply) =>
+      reply
+        .code(201)
+        .send({ token: (await createSession(d, Number(req.params.userId))).token }),
   );
 
   app.post(
