@@ -405,6 +405,8 @@ export const CONFIG_SPEC = [
     default: '7,30',
     doc: 'Days webhook deliveries are kept once delivered, and once failed (D53).',
     parse: retentionDays,
+  }),
+  spec({
     name: 'PARLEY_REGISTRATION',
     key: 'registration',
     default: 'invite',
