@@ -5,6 +5,7 @@ import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireGuildMember } from '../permissions/access.service.js';
+import { guildView } from '../guilds/guild-view.js';
 import { memberUserView, memberView } from '../views.js';
 
 /** D20: members sorted by user id ascending; `after` is a user id. */
@@ -75,6 +76,40 @@ export async function getMember(
   return m;
 }
 
+/**
+ * The role ids a member is given, without `@everyone` (implicit: listing it is allowed and
+ * ignored). A role that is not one of this guild's → 400 naming it.
+ */
+export async function checkGuildRoles(
+  db: Db,
+  guildId: number,
+  roles: readonly number[],
+): Promise<number[]> {
+  const wanted = roles.filter((r) => r !== guildId);
+  if (wanted.length > 0) {
+    const found = await db
+      .selectFrom('roles')
+      .select('id')
+      .where('guild_id', '=', guildId)
+      .where('id', 'in', wanted)
+      .execute();
+    const ok = new Set(found.map((r) => Number(r.id)));
+    const bad = wanted.filter((r) => !ok.has(r));
+    if (bad.length > 0)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Unknown role id(s) in this guild: ${bad.join(', ')}`,
+        {
+          details: bad.map((r) => ({
+            field: 'roles',
+            problem: `role ${r} is not a role of this guild`,
+          })),
+        },
+      );
+  }
+  return wanted;
+}
+
 // Operator side (D41).
 
 /** Add a member (GUILD_MEMBER_ADD) or replace its roles. `created` tells which happened. */
@@ -97,28 +132,7 @@ export async function putMember(
     .executeTakeFirst();
   if (!user) throw notFound('user');
   // @everyone is implicit; listing it is allowed and ignored.
-  const wanted = (body.roles ?? []).filter((r) => r !== guildId);
-  if (wanted.length > 0) {
-    const found = await d.db
-      .selectFrom('roles')
-      .select('id')
-      .where('guild_id', '=', guildId)
-      .where('id', 'in', wanted)
-      .execute();
-    const ok = new Set(found.map((r) => r.id));
-    const bad = wanted.filter((r) => !ok.has(r));
-    if (bad.length > 0)
-      throw new AppError(
-        'VALIDATION_ERROR',
-        `Unknown role id(s) in this guild: ${bad.join(', ')}`,
-        {
-          details: bad.map((r) => ({
-            field: 'roles',
-            problem: `role ${r} is not a role of this guild`,
-          })),
-        },
-      );
-  }
+  const wanted = await checkGuildRoles(d.db, guildId, body.roles ?? []);
   return d.db.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom('members')
@@ -169,8 +183,41 @@ async function putMemberRoles(
       envelope: { type: 'GUILD_MEMBER_ADD', data: { guildId, ...member } },
       scope: { kind: 'guild', guildId },
     });
+    // D51: a person who joins receives the full guild (bots keep their eight types).
+    const view = await guildView(trx, guildId, userId);
+    const isBot = await trx
+      .selectFrom('users')
+      .select('is_bot')
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (view && isBot?.is_bot === 0)
+      d.people.people(trx, {
+        type: 'GUILD_CREATE',
+        data: view,
+        audience: { kind: 'users', userIds: [userId] },
+      });
   }
   return { member, created };
+}
+
+/**
+ * Join a guild inside `trx` with no roles (invites, D49): GUILD_MEMBER_ADD for the bots (D34),
+ * GUILD_CREATE for the person (D51). False when the user already was a member: nothing happens.
+ */
+export async function joinGuild(
+  trx: Db,
+  d: Domain,
+  guildId: number,
+  userId: number,
+): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('members')
+    .values({ guild_id: guildId, user_id: userId, joined_at: d.clock.now() })
+    .onConflict((oc) => oc.columns(['guild_id', 'user_id']).doNothing())
+    .executeTakeFirst();
+  if (inserted.numInsertedOrUpdatedRows === 0n) return false;
+  await putMemberRoles(trx, d, guildId, userId, undefined, [], true);
+  return true;
 }
 
 /** Remove a member (GUILD_MEMBER_REMOVE, which also reaches the removed bot: D34). */
@@ -182,31 +229,52 @@ export async function removeMember(d: Domain, guildId: number, userId: number): 
     .executeTakeFirst();
   if (!guild) throw notFound('guild');
   await d.db.transaction().execute(async (trx) => {
-    const user = await trx
-      .selectFrom('members as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.name', 'u.avatar'])
-      .where('m.guild_id', '=', guildId)
-      .where('m.user_id', '=', userId)
-      .executeTakeFirst();
-    if (!user) throw notFound('member');
-    // Recipients are decided while the member is still in the guild, so it gets its own removal.
-    await d.events.record(trx, {
-      envelope: {
-        type: 'GUILD_MEMBER_REMOVE',
-        data: { guildId, user: memberUserView(d.urls, user) },
-      },
-      scope: { kind: 'guild', guildId, alsoUserId: userId },
-    });
-    await trx
-      .deleteFrom('member_roles')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .execute();
-    await trx
-      .deleteFrom('members')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .execute();
+    if (!(await removeMemberTx(trx, d, guildId, userId))) throw notFound('member');
   });
+}
+
+/**
+ * Remove a member inside `trx` (left, kicked, banned): GUILD_MEMBER_REMOVE to the guild's bots,
+ * the removed one included (D34), and GUILD_DELETE {id} to the removed person (D51). False when
+ * the user was not a member.
+ */
+export async function removeMemberTx(
+  trx: Db,
+  d: Domain,
+  guildId: number,
+  userId: number,
+): Promise<boolean> {
+  const user = await trx
+    .selectFrom('members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.name', 'u.avatar', 'u.is_bot'])
+    .where('m.guild_id', '=', guildId)
+    .where('m.user_id', '=', userId)
+    .executeTakeFirst();
+  if (!user) return false;
+  // Recipients are decided while the member is still in the guild, so it gets its own removal.
+  await d.events.record(trx, {
+    envelope: {
+      type: 'GUILD_MEMBER_REMOVE',
+      data: { guildId, user: memberUserView(d.urls, user) },
+    },
+    scope: { kind: 'guild', guildId, alsoUserId: userId },
+  });
+  await trx
+    .deleteFrom('member_roles')
+    .where('guild_id', '=', guildId)
+    .where('user_id', '=', userId)
+    .execute();
+  await trx
+    .deleteFrom('members')
+    .where('guild_id', '=', guildId)
+    .where('user_id', '=', userId)
+    .execute();
+  if (user.is_bot === 0)
+    d.people.people(trx, {
+      type: 'GUILD_DELETE',
+      data: { id: guildId },
+      audience: { kind: 'users', userIds: [userId] },
+    });
+  return true;
 }
