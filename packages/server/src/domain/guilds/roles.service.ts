@@ -3,7 +3,7 @@ import { invalid, notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
-import { checkGuildRoles } from '../members/members.service.js';
+import { checkRoles } from '../members/members.service.js';
 import { memberUserView } from '../views.js';
 import { requireGuildAdmin, requireRoleAdmin } from './admin-access.js';
 import { emitGuildUpdate } from './audience.js';
@@ -114,7 +114,7 @@ export async function setMemberRoles(
   roles: readonly number[],
 ): Promise<MemberRoles> {
   await requireGuildAdmin(d, p, guildId);
-  const wanted = (await checkGuildRoles(d.db, guildId, roles)).sort((a, b) => a - b);
+  const wanted = (await checkRoles(d.db, guildId, [...roles])).sort((a, b) => a - b);
   return d.db.transaction().execute(async (trx) => {
     // Concurrent role changes of one member run one after the other (PostgreSQL: the member's
     // row is locked; SQLite writes are serial anyway), so the last one wins whole.

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { CreateInviteBody, Invite, InvitePreview } from '@parley/protocol';
-import { notFound } from '../../errors/app-error.js';
+import { forbidden, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
 import type { InvitesTable } from '../../storage/schema-people.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireGuildAdmin } from '../guilds/admin-access.js';
+import { joinGuild } from '../members/members.service.js';
 import { consumeInvite } from './consume.js';
 
 /**
@@ -127,16 +128,61 @@ export async function previewInvite(d: Domain, code: string): Promise<InvitePrev
 }
 
 /**
- * D49 `POST /invites/:code/accept` → `{guildId}`: joins (GUILD_MEMBER_ADD, GUILD_CREATE);
- * banned → 403; already a member → the same answer, nothing else happens (no use counted).
+ * D49 `POST /invites/:code/accept` → `{guildId}`, in one transaction:
+ *  - unknown, used up or expired → 404 (which of them is not told);
+ *  - banned from the guild → 403;
+ *  - already a member → the same answer and nothing else: no use counted, no event;
+ *  - otherwise one use is counted (consume.ts: one guarded UPDATE, so concurrent accepts never
+ *    pass `maxUses`; the loser's 404 rolls its join back) and the person joins
+ *    (GUILD_MEMBER_ADD to the bots, D34; GUILD_CREATE to the person, D51).
  */
 export async function acceptInvite(
   d: Domain,
   p: Principal,
   code: string,
 ): Promise<{ guildId: number }> {
-  return d.db.transaction().execute(async (trx) => {
-    const { guildId } = await consumeInvite(trx, d, code, p.userId);
-    return { guildId };
-  });
+  return d.db
+    .transaction()
+    .execute(async (trx) => {
+      const now = d.clock.now();
+      const invite = await trx
+        .selectFrom('invites')
+        .select(['guild_id', 'uses', 'max_uses', 'expires_at'])
+        .where('code', '=', code)
+        .executeTakeFirst();
+      if (!invite || !usable(invite, now)) throw notFound('invite (or it is used up or expired)');
+      const guildId = Number(invite.guild_id);
+      const [banned, member] = await Promise.all([
+        trx
+          .selectFrom('bans')
+          .select('user_id')
+          .where('guild_id', '=', guildId)
+          .where('user_id', '=', p.userId)
+          .executeTakeFirst(),
+        trx
+          .selectFrom('members')
+          .select('user_id')
+          .where('guild_id', '=', guildId)
+          .where('user_id', '=', p.userId)
+          .executeTakeFirst(),
+      ]);
+      if (banned) throw forbidden('Banned from this guild');
+      if (member) return { guildId };
+      await consumeInvite(trx, code, now);
+      const joined = await joinGuild(trx, d, guildId, p.userId);
+      // The same person accepting twice at once: the second found no member row yet, counted a
+      // use and then joined nobody — undo its count by rolling back.
+      if (!joined.created) throw new AlreadyMember(guildId);
+      return { guildId };
+    })
+    .catch((err: unknown) => {
+      if (err instanceof AlreadyMember) return { guildId: err.guildId };
+      throw err;
+    });
+}
+
+class AlreadyMember extends Error {
+  constructor(readonly guildId: number) {
+    super('already a member');
+  }
 }

@@ -4,7 +4,7 @@ import { iso } from '../../ids/clock.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireChannelAdmin, requireGuildAdmin } from '../guilds/admin-access.js';
-import { removeMemberTx } from '../members/members.service.js';
+import { removeMemberIn } from '../members/members.service.js';
 import { moderateGuildMessage } from '../messages/messages.service.js';
 import { memberUserView } from '../views.js';
 
@@ -22,9 +22,7 @@ export async function kickMember(
 ): Promise<void> {
   const g = await requireGuildAdmin(d, p, guildId);
   if (userId === g.ownerId) throw conflict('The owner cannot be removed from the guild');
-  await d.db.transaction().execute(async (trx) => {
-    if (!(await removeMemberTx(trx, d, guildId, userId))) throw notFound('member');
-  });
+  await d.db.transaction().execute((trx) => removeMemberIn(trx, d, guildId, userId));
 }
 
 /**
@@ -51,7 +49,13 @@ export async function banUser(
       .values({ guild_id: guildId, user_id: userId, created_at: d.clock.now() })
       .onConflict((oc) => oc.columns(['guild_id', 'user_id']).doNothing())
       .execute();
-    await removeMemberTx(trx, d, guildId, userId);
+    const member = await trx
+      .selectFrom('members')
+      .select('user_id')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (member) await removeMemberIn(trx, d, guildId, userId);
   });
 }
 
