@@ -260,3 +260,35 @@ dbDescribe('invites (D49)', () => {
     expect(used.uses).toBe(1);
   });
 });
+
+// D45: the preview takes no session: it draws from the client address's bucket and carries the
+// rate-limit headers; a session's own bucket is not charged for it.
+dbDescribe('invite preview rate limit (D45, D26)', () => {
+  let h: Harness;
+  afterAll(async () => h.close());
+
+  it('the address pays: X-RateLimit-* headers, 429 past the burst', async () => {
+    // A clock that stands still: no token comes back while the test runs, however slow.
+    h = await createHarness({
+      clock: new FakeClock(Date.now()),
+      env: { PARLEY_RATE_GLOBAL: '1/3' },
+    });
+    const owner = await makePerson(h, 'owner');
+    const g = await makeAppGuild(owner, 'Limited');
+    const inv = await expectStatus(await owner.app.post(`/guilds/${g.id}/invites`, {}), 201);
+    const anon = appAs(h, undefined);
+    const first = await expectStatus(await anon.get(`/invites/${inv.body.code}`), 200);
+    expect(first.headers['x-ratelimit-bucket']).toBe('global');
+    expect(first.headers['x-ratelimit-limit']).toBe('3');
+    expect(first.headers['x-ratelimit-remaining']).toBe('2');
+    await expectStatus(await anon.get(`/invites/${inv.body.code}`), 200);
+    await expectStatus(await anon.get(`/invites/${inv.body.code}`), 200);
+    const refused = await anon.get(`/invites/${inv.body.code}`);
+    expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+    expect(refused.body.error.retryAfter).toBeGreaterThan(0);
+    // The person's own bucket is another one, untouched by the previews: its third request passes.
+    const mine = await expectStatus(await owner.app.get(`/guilds/${g.id}`), 200);
+    expect(mine.headers['x-ratelimit-remaining']).toBe('0');
+    expectError(await owner.app.get(`/guilds/${g.id}`), 429, 'RATE_LIMIT_EXCEEDED');
+  });
+});
