@@ -220,6 +220,23 @@ dbDescribe('invites (D49)', () => {
     await expectStatus(await p.app.get(`/guilds/${g.id}`), 200);
   });
 
+  it('a ban racing an accept never leaves a banned member', async () => {
+    const g = await makeAppGuild(owner, 'Racy');
+    const inv = await expectStatus(await owner.app.post(`/guilds/${g.id}/invites`, {}), 201);
+    for (let i = 0; i < 8; i++) {
+      const p = await makePerson(h, `racer-${i}`);
+      const [accepted, banned] = await Promise.all([
+        p.app.post(`/invites/${inv.body.code}/accept`),
+        owner.app.put(`/guilds/${g.id}/bans/${p.id}`),
+      ]);
+      expect(banned.status).toBe(204);
+      expect([200, 403]).toContain(accepted.status);
+      // Whatever the order, the ban holds: not a member, and a retry is refused.
+      expectError(await p.app.get(`/guilds/${g.id}`), 403, 'FORBIDDEN');
+      expectError(await p.app.post(`/invites/${inv.body.code}/accept`), 403, 'FORBIDDEN');
+    }
+  });
+
   it('concurrent accepts never pass maxUses', async () => {
     const g = await makeAppGuild(owner, 'Crowded');
     const inv = await expectStatus(

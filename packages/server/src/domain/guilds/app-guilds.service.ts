@@ -106,6 +106,9 @@ export async function deleteGuild(d: Domain, p: Principal, guildId: number): Pro
         .execute();
     }
     const channels = trx.selectFrom('channels').select('id').where('guild_id', '=', guildId);
+    // PostgreSQL: messages being sent meanwhile wait (their foreign key shares the channel row),
+    // so none is left pointing at a deleted channel.
+    if (d.dialect === 'postgres') await channels.forUpdate().execute();
     await trx.deleteFrom('messages').where('channel_id', 'in', channels).execute();
     await trx.deleteFrom('channel_overwrites').where('channel_id', 'in', channels).execute();
     await trx.deleteFrom('read_states').where('channel_id', 'in', channels).execute();

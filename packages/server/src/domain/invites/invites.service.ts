@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CreateInviteBody, Invite, InvitePreview } from '@parley/protocol';
 import { forbidden, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
+import type { Db } from '../../storage/db.js';
 import type { InvitesTable } from '../../storage/schema-people.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
@@ -141,44 +142,46 @@ export async function acceptInvite(
   p: Principal,
   code: string,
 ): Promise<{ guildId: number }> {
-  return d.db
-    .transaction()
-    .execute(async (trx) => {
-      const now = d.clock.now();
-      const invite = await trx
-        .selectFrom('invites')
-        .select(['guild_id', 'uses', 'max_uses', 'expires_at'])
-        .where('code', '=', code)
-        .executeTakeFirst();
-      if (!invite || !usable(invite, now)) throw notFound('invite (or it is used up or expired)');
-      const guildId = Number(invite.guild_id);
-      const [banned, member] = await Promise.all([
-        trx
-          .selectFrom('bans')
-          .select('user_id')
-          .where('guild_id', '=', guildId)
-          .where('user_id', '=', p.userId)
-          .executeTakeFirst(),
-        trx
-          .selectFrom('members')
-          .select('user_id')
-          .where('guild_id', '=', guildId)
-          .where('user_id', '=', p.userId)
-          .executeTakeFirst(),
-      ]);
-      if (banned) throw forbidden('Banned from this guild');
-      if (member) return { guildId };
-      await consumeInvite(trx, code, now);
-      const joined = await joinGuild(trx, d, guildId, p.userId);
-      // The same person accepting twice at once: the second found no member row yet, counted a
-      // use and then joined nobody — undo its count by rolling back.
-      if (!joined.created) throw new AlreadyMember(guildId);
-      return { guildId };
-    })
-    .catch((err: unknown) => {
-      if (err instanceof AlreadyMember) return { guildId: err.guildId };
-      throw err;
-    });
+  const join = async (trx: Db): Promise<{ guildId: number }> => {
+    const now = d.clock.now();
+    const invite = await trx
+      .selectFrom('invites')
+      .select(['guild_id', 'uses', 'max_uses', 'expires_at'])
+      .where('code', '=', code)
+      .executeTakeFirst();
+    if (!invite || !usable(invite, now)) throw notFound('invite (or it is used up or expired)');
+    const guildId = Number(invite.guild_id);
+    const member = await trx
+      .selectFrom('members')
+      .select('user_id')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', p.userId)
+      .executeTakeFirst();
+    if (member) return { guildId };
+    await consumeInvite(trx, code, now);
+    const joined = await joinGuild(trx, d, guildId, p.userId);
+    // The ban is read after the join: on PostgreSQL the new member row holds the guild's key
+    // lock, and a ban takes the guild row first (moderation.service.ts), so either the ban
+    // committed before this read (403, the join rolls back) or it waits for this transaction
+    // and then removes the new member. Never a banned member.
+    const banned = await trx
+      .selectFrom('bans')
+      .select('user_id')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', p.userId)
+      .executeTakeFirst();
+    if (banned) throw forbidden('Banned from this guild');
+    // The same person accepting twice at once: this one found no member row yet, counted a use
+    // and then joined nobody — its count is undone by rolling back.
+    if (!joined.created) throw new AlreadyMember(guildId);
+    return { guildId };
+  };
+  try {
+    return await d.db.transaction().execute(join);
+  } catch (err) {
+    if (err instanceof AlreadyMember) return { guildId: err.guildId };
+    throw err;
+  }
 }
 
 class AlreadyMember extends Error {

@@ -44,6 +44,10 @@ export async function banUser(
     .executeTakeFirst();
   if (!user) throw notFound('user');
   await d.db.transaction().execute(async (trx) => {
+    // PostgreSQL: hold the guild row, so a join under way (its member row shares the guild's
+    // key) finishes first and is removed below, or starts after and sees the ban (invites).
+    if (d.dialect === 'postgres')
+      await trx.selectFrom('guilds').select('id').where('id', '=', guildId).forUpdate().execute();
     await trx
       .insertInto('bans')
       .values({ guild_id: guildId, user_id: userId, created_at: d.clock.now() })
