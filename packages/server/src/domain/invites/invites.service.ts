@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CreateInviteBody, Invite, InvitePreview } from '@parley/protocol';
 import { forbidden, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
-import type { Db } from '../../storage/db.js';
+import { isUniqueViolation, type Db } from '../../storage/db.js';
 import type { InvitesTable } from '../../storage/schema-people.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
@@ -55,17 +55,24 @@ export async function createInvite(
     .executeTakeFirst();
   if (!guild) throw notFound('guild');
   const now = d.clock.now();
-  const row: InvitesTable = {
-    code: newInviteCode(),
-    guild_id: guildId,
-    creator_id: creatorId,
-    max_uses: body.maxUses ?? null,
-    uses: 0,
-    expires_at: body.expiresInS === undefined ? null : now + body.expiresInS * 1000,
-    created_at: now,
-  };
-  await d.db.insertInto('invites').values(row).execute();
-  return inviteView(d, row);
+  for (let attempt = 1; ; attempt++) {
+    const row: InvitesTable = {
+      code: newInviteCode(),
+      guild_id: guildId,
+      creator_id: creatorId,
+      max_uses: body.maxUses ?? null,
+      uses: 0,
+      expires_at: body.expiresInS === undefined ? null : now + body.expiresInS * 1000,
+      created_at: now,
+    };
+    try {
+      await d.db.insertInto('invites').values(row).execute();
+      return inviteView(d, row);
+    } catch (err) {
+      // A code already taken (2^-71 per pair: never in practice, but never a 500 either).
+      if (!isUniqueViolation(err) || attempt >= 3) throw err;
+    }
+  }
 }
 
 export async function createGuildInvite(
