@@ -152,7 +152,14 @@ dbDescribe('guild administration: bad input (D5, D6, D54)', () => {
           owner.app.put(`/channels/${g.generalId}/overwrites/${g.id}`, { allow: 0, deny: 0, x: 1 }),
       ],
     ];
+    cases.push([
+      'ban with a reason',
+      () => owner.app.put(`/guilds/${g.id}/bans/${other.id}`, { reason: 'x' }),
+    ]);
+    cases.push(['ban with an array', () => owner.app.put(`/guilds/${g.id}/bans/${other.id}`, [])]);
     for (const [what, call] of cases) await bad(call(), what);
+    // Still a member: no bad request banned anyone. `{}` is a valid (empty) body.
+    await expectStatus(await other.app.get(`/guilds/${g.id}`), 200);
     // Malformed JSON.
     const raw = await h.request({
       method: 'POST',

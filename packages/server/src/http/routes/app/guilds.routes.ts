@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import {
   AppGuild,
   AppOverwriteBody,
@@ -293,7 +294,12 @@ export const guildRoutes: ApiPlugin = async (app, { deps }) => {
         tags,
         summary: 'Ban a user: removes the member and refuses rejoining (ADMINISTRATOR)',
         params: params('guildId', 'userId'),
+        body: Type.Object({}, { title: 'BanBody', additionalProperties: false }),
         response: responses({ 204: NoContent }),
+      },
+      // No body, `{}` or nothing at all (D44); anything else is refused.
+      preValidation: async (req) => {
+        req.body ??= {};
       },
     },
     async (req, reply) => {
