@@ -43,7 +43,7 @@ program
   .addOption(
     new Option(
       '--demo',
-      'a demo guild with channels, two people and one bot',
+      'a demo guild with channels, two people, one bot and an invite (once: a second run says it is there)',
     ).makeOptionMandatory(),
   )
   .action(async () => {

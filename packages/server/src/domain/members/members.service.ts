@@ -79,7 +79,11 @@ export async function getMember(
 // Operator side (D41), and the people's joins and leaves (D46, D48–D50).
 
 /** Roles given for a member: @everyone is implicit (listing it is allowed and ignored). */
-async function checkRoles(db: Db, guildId: number, roles: number[] | undefined): Promise<number[]> {
+export async function checkRoles(
+  db: Db,
+  guildId: number,
+  roles: number[] | undefined,
+): Promise<number[]> {
   const wanted = (roles ?? []).filter((r) => r !== guildId);
   if (wanted.length === 0) return wanted;
   const found = await db
