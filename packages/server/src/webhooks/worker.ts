@@ -550,7 +550,10 @@ export class WebhookWorker {
  * destroyed, which also drops the connection rather than drain a large answer). NUL characters
  * become U+FFFD (PostgreSQL text cannot hold them).
  */
-async function readHead(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
+async function readHead(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  max: number,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -563,5 +566,5 @@ async function readHead(body: AsyncIterable<Buffer> & { destroy(): unknown }, ma
   } finally {
     if (size >= max) body.destroy();
   }
-  return Buffer.concat(chunks, size).toString('utf8').replace(/\u0000/g, '\uFFFD');
+  return Buffer.concat(chunks, size).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }

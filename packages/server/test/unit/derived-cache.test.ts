@@ -129,7 +129,14 @@ describe('DerivedCache over SQLite (storage/db.ts version)', () => {
   it("D47: a session's last-use touch leaves it alone; ending a session moves it", async () => {
     await a.db
       .insertInto('user_sessions')
-      .values({ token_hash: 'h1', user_id: 1, created_at: 0, id: 's1', last_used_at: 0, user_agent: '' })
+      .values({
+        token_hash: 'h1',
+        user_id: 1,
+        created_at: 0,
+        id: 's1',
+        last_used_at: 0,
+        user_agent: '',
+      })
       .execute();
     const v0 = version(a);
     await rawQuery(a.db, SESSION_TOUCH_SQL, [60_000, 'h1', 60_000]);
