@@ -197,7 +197,7 @@ dbDescribe('D46 register with PARLEY_REGISTRATION=invite (the default)', () => {
     );
   });
 
-  it('a taken name rolls the invite use back (one transaction)', async () => {
+  it('a taken name (409) does not use up the invite', async () => {
     const code = await makeInvite(h, guildId, 'once', { maxUses: 1 });
     expectError(
       await h
@@ -484,12 +484,10 @@ dbDescribe('D47 sessions, cookies, logout, password change, idle expiry', () => 
     const p = await register(h, 'Changer');
     const other = (await expectStatus(await login(h, 'Changer', PASSWORD), 200)).body.token;
     expectError(
-      await h
-        .people(p.token)
-        .post('/users/@me/password', {
-          current: 'not-the-password',
-          password: 'brand-new-password',
-        }),
+      await h.people(p.token).post('/users/@me/password', {
+        current: 'not-the-password',
+        password: 'brand-new-password',
+      }),
       403,
       'FORBIDDEN',
     );
@@ -563,5 +561,30 @@ dbDescribe('D47 sessions, cookies, logout, password change, idle expiry', () => 
     // Within the minute: no write, no new cookie.
     const again = await withCookie(h, p.token, 'GET', '/users/@me');
     expect(again.headers['set-cookie']).toBeUndefined();
+  });
+});
+
+dbDescribe('D45 rate limits on /app/v1', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ env: { PARLEY_REGISTRATION: 'open', PARLEY_RATE_GLOBAL: '5/10' } });
+  });
+  afterAll(async () => h.close());
+
+  it("register and login draw from the client address's bucket; a person's requests from their own", async () => {
+    const p = await register(h, 'Limited');
+    const first = await login(h, 'Limited', PASSWORD, { remoteAddress: '198.51.100.1' });
+    expect(first.headers['x-ratelimit-bucket']).toBe('global');
+    expect(first.headers['x-ratelimit-remaining']).toBe('9');
+    const second = await login(h, 'Limited', PASSWORD, { remoteAddress: '198.51.100.1' });
+    expect(second.headers['x-ratelimit-remaining']).toBe('8');
+    // The person's own bucket is untouched by their address's logins.
+    const me = await h.people(p.token).get('/users/@me');
+    expect(me.status).toBe(200);
+    expect(me.headers['x-ratelimit-remaining']).toBe('9');
+    // A failed authentication is charged to the address too.
+    const bad = await h.people('pus_invalid').get('/users/@me');
+    expectError(bad, 401, 'UNAUTHORIZED');
+    expect(bad.headers['x-ratelimit-bucket']).toBe('global');
   });
 });
