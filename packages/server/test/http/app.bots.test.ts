@@ -376,4 +376,59 @@ dbDescribe('D50 bot owners', () => {
     expectError(await h.people(alice.token).post('/bots', { name: 'too-many' }), 409, 'CONFLICT');
     watcher.terminate();
   });
+
+  it('a try in flight when its bot is deleted records nothing, and the other tries of its batch keep their detail', async () => {
+    const held: Array<import('node:http').ServerResponse> = [];
+    const hold = (res: import('node:http').ServerResponse) => {
+      held.push(res);
+    };
+    const rx = await new Receiver().listen();
+    const ry = await new Receiver().listen();
+    try {
+      rx.always(hold);
+      ry.always(hold);
+      const x = await expectStatus(
+        await h.people(carl.token).post('/bots', { name: 'doomed' }),
+        201,
+      );
+      const y = await expectStatus(
+        await h.people(bob.token).post('/bots', { name: 'survivor' }),
+        201,
+      );
+      const xs = h.people(carl.token);
+      const ys = h.people(bob.token);
+      await expectStatus(await xs.put(`/bots/${x.body.bot.id}/webhook`, { url: rx.url }), 200);
+      await expectStatus(await ys.put(`/bots/${y.body.bot.id}/webhook`, { url: ry.url }), 200);
+      await expectStatus(await xs.post(`/bots/${x.body.bot.id}/webhook/test`), 200);
+      const yd = await expectStatus(await ys.post(`/bots/${y.body.bot.id}/webhook/test`), 200);
+      await rx.waitFor(1);
+      await ry.waitFor(1);
+      expect((await xs.delete(`/bots/${x.body.bot.id}`)).status).toBe(204);
+      // Both answers in the same turn: their outcomes are written together.
+      for (const res of held.splice(0)) res.writeHead(200).end('fine');
+      for (const end = Date.now() + 8000; ;) {
+        const d = await ys.get(`/bots/${y.body.bot.id}/deliveries/${yd.body.id}`);
+        if (d.body.attempts?.length === 1) {
+          expect(d.body.attempts[0]).toMatchObject({ status: 200, responseBody: 'fine' });
+          break;
+        }
+        if (Date.now() > end) throw new Error(`no attempt recorded: ${d.raw}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const orphans = await h.services.domain.db
+        .selectFrom('webhook_attempts')
+        .select('delivery_row_id')
+        .where(
+          'delivery_row_id',
+          'not in',
+          h.services.domain.db.selectFrom('webhook_deliveries').select('id'),
+        )
+        .execute();
+      expect(orphans).toEqual([]);
+    } finally {
+      for (const res of held.splice(0)) res.destroy();
+      await rx.close();
+      await ry.close();
+    }
+  });
 });
