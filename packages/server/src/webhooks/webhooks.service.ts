@@ -186,11 +186,7 @@ export async function listDeliveries(
 }
 
 /** D50: one delivery with every try: when, HTTP status, latency, error, the answer's first 4 KiB. */
-export async function getDelivery(
-  d: Domain,
-  botId: number,
-  id: number,
-): Promise<DeliveryDetail> {
+export async function getDelivery(d: Domain, botId: number, id: number): Promise<DeliveryDetail> {
   const row = await d.db
     .selectFrom('webhook_deliveries')
     .selectAll()

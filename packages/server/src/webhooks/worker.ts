@@ -527,21 +527,22 @@ export class WebhookWorker {
       where webhook_deliveries.id = o.column1`.execute(this.d.db);
     // D50: each try's detail. A try made again after a lost write (its lease expired) has the same
     // number and is kept once; the padding rows repeat the last one and are dropped the same way.
-    await this.d.db
-      .insertInto('webhook_attempts')
-      .values(
-        rows.map((o) => ({
-          delivery_row_id: o.id,
-          attempt: o.try.attempt,
-          at: o.try.at,
-          status: o.last_status,
-          latency_ms: o.last_latency_ms,
-          error: o.last_error,
-          response_body: o.try.response_body,
-        })),
-      )
-      .onConflict((oc) => oc.columns(['delivery_row_id', 'attempt']).doNothing())
-      .execute();
+    // A delivery deleted meanwhile (its bot was deleted, D50) gets none: the foreign key would
+    // otherwise refuse the whole batch.
+    const tries = rows.map((o, i) =>
+      i === 0
+        ? sql`(cast(${o.id} as bigint), cast(${o.try.attempt} as integer), cast(${o.try.at} as bigint),
+            cast(${o.last_status} as integer), cast(${o.last_latency_ms} as integer),
+            cast(${o.last_error} as text), cast(${o.try.response_body} as text))`
+        : sql`(${o.id}, ${o.try.attempt}, ${o.try.at}, ${o.last_status}, ${o.last_latency_ms}, ${o.last_error}, ${o.try.response_body})`,
+    );
+    await sql`
+      insert into webhook_attempts
+        (delivery_row_id, attempt, at, status, latency_ms, error, response_body)
+      select t.column1, t.column2, t.column3, t.column4, t.column5, t.column6, t.column7
+      from (values ${sql.join(tries)}) as t
+      where exists (select 1 from webhook_deliveries d where d.id = t.column1)
+      on conflict (delivery_row_id, attempt) do nothing`.execute(this.d.db);
   }
 }
 
@@ -550,7 +551,10 @@ export class WebhookWorker {
  * destroyed, which also drops the connection rather than drain a large answer). NUL characters
  * become U+FFFD (PostgreSQL text cannot hold them).
  */
-async function readHead(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
+async function readHead(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  max: number,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -563,5 +567,5 @@ async function readHead(body: AsyncIterable<Buffer> & { destroy(): unknown }, ma
   } finally {
     if (size >= max) body.destroy();
   }
-  return Buffer.concat(chunks, size).toString('utf8').replace(/\u0000/g, '\uFFFD');
+  return Buffer.concat(chunks, size).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }

@@ -38,7 +38,12 @@ dbDescribe('D46 register (PARLEY_REGISTRATION=open)', () => {
     });
     expect(r.status, r.raw).toBe(201);
     expect(Object.keys(r.body).sort()).toEqual(['token', 'user']);
-    expect(r.body.user).toEqual({ id: r.body.user.id, name: 'Alice', avatar: AVATAR, isBot: false });
+    expect(r.body.user).toEqual({
+      id: r.body.user.id,
+      name: 'Alice',
+      avatar: AVATAR,
+      isBot: false,
+    });
     expect(r.body.token).toMatch(/^pus_/);
     const cookie = sessionCookie(r);
     expect(cookie).toContain(`parley_session=${r.body.token}`);
@@ -89,20 +94,30 @@ dbDescribe('D46 register (PARLEY_REGISTRATION=open)', () => {
       ['not an object', ['x']],
     ];
     for (const [what, body] of bad)
-      expectError(await h.people(undefined).post('/auth/register', body), 400, 'VALIDATION_ERROR', what);
+      expectError(
+        await h.people(undefined).post('/auth/register', body),
+        400,
+        'VALIDATION_ERROR',
+        what,
+      );
     // 32 code points of emoji are fine (code points, not UTF-16 units).
     await register(h, '😀'.repeat(32));
   });
 
   it('an invite is optional in open mode, and joins its guild when given', async () => {
     const owner = await makeUser(h, 'open-owner');
-    const g = await expectStatus(await h.admin.post('/guilds', { name: 'Open', ownerId: owner.id }), 201);
+    const g = await expectStatus(
+      await h.admin.post('/guilds', { name: 'Open', ownerId: owner.id }),
+      201,
+    );
     const code = await makeInvite(h, g.body.id, 'open-code');
     const p = await register(h, 'joiner', { invite: code });
     const mine = await expectStatus(await h.people(p.token).get('/users/@me/guilds'), 200);
     expect(mine.body).toEqual({ guilds: [{ id: g.body.id, name: 'Open', ownerId: owner.id }] });
     expectError(
-      await h.people(undefined).post('/auth/register', { name: 'joiner2', password: PASSWORD, invite: 'nope' }),
+      await h
+        .people(undefined)
+        .post('/auth/register', { name: 'joiner2', password: PASSWORD, invite: 'nope' }),
       404,
       'NOT_FOUND',
     );
@@ -162,7 +177,11 @@ dbDescribe('D46 register with PARLEY_REGISTRATION=invite (the default)', () => {
       .executeTakeFirstOrThrow();
     expect(inv.uses).toBe(1);
     const add = seen.find((e) => e.type === 'GUILD_MEMBER_ADD');
-    expect(JSON.parse(add?.data ?? 'null')).toMatchObject({ guildId, user: { id: p.id, name: 'Newbie' }, roles: [] });
+    expect(JSON.parse(add?.data ?? 'null')).toMatchObject({
+      guildId,
+      user: { id: p.id, name: 'Newbie' },
+      roles: [],
+    });
     const create = seen.find((e) => e.type === 'GUILD_CREATE');
     expect(create?.audience).toEqual({ kind: 'users', userIds: [p.id] });
     const view = JSON.parse(create?.data ?? 'null');
@@ -170,16 +189,20 @@ dbDescribe('D46 register with PARLEY_REGISTRATION=invite (the default)', () => {
     // The second use is the last one: then the code is used up.
     await register(h, 'Second', { invite: code });
     expectError(
-      await h.people(undefined).post('/auth/register', { name: 'Third', password: PASSWORD, invite: code }),
+      await h
+        .people(undefined)
+        .post('/auth/register', { name: 'Third', password: PASSWORD, invite: code }),
       404,
       'NOT_FOUND',
     );
   });
 
-  it('a taken name rolls the invite use back (one transaction)', async () => {
+  it('a taken name (409) does not use up the invite', async () => {
     const code = await makeInvite(h, guildId, 'once', { maxUses: 1 });
     expectError(
-      await h.people(undefined).post('/auth/register', { name: 'NEWBIE', password: PASSWORD, invite: code }),
+      await h
+        .people(undefined)
+        .post('/auth/register', { name: 'NEWBIE', password: PASSWORD, invite: code }),
       409,
       'CONFLICT',
     );
@@ -202,7 +225,9 @@ describe('D46 registration modes', () => {
         'FORBIDDEN',
       );
       expectError(
-        await h.people(undefined).post('/auth/register', { name: 'someone', password: PASSWORD, invite: 'x' }),
+        await h
+          .people(undefined)
+          .post('/auth/register', { name: 'someone', password: PASSWORD, invite: 'x' }),
         403,
         'FORBIDDEN',
       );
@@ -272,8 +297,16 @@ dbDescribe('D46 login and the lockout per name', () => {
     expect(sixth.body.error.retryAfter).toBeCloseTo(15 * 60 - 5, 3);
     expect(sixth.headers['retry-after']).toBe(String(15 * 60 - 5));
     // The correct password is refused too, from another address as well.
-    expectError(await login(h, 'Victim', PASSWORD, { remoteAddress: '10.0.0.1' }), 429, 'RATE_LIMIT_EXCEEDED');
-    expectError(await login(h, 'VICTIM', PASSWORD, { remoteAddress: '192.0.2.77' }), 429, 'RATE_LIMIT_EXCEEDED');
+    expectError(
+      await login(h, 'Victim', PASSWORD, { remoteAddress: '10.0.0.1' }),
+      429,
+      'RATE_LIMIT_EXCEEDED',
+    );
+    expectError(
+      await login(h, 'VICTIM', PASSWORD, { remoteAddress: '192.0.2.77' }),
+      429,
+      'RATE_LIMIT_EXCEEDED',
+    );
     // The lock is on the name, not the address: another name from the same address logs in.
     await expectStatus(await login(h, 'Bystander', PASSWORD, { remoteAddress: '10.0.0.1' }), 200);
     // Refused attempts do not extend the lock: once the first failure leaves the window, the
@@ -285,9 +318,11 @@ dbDescribe('D46 login and the lockout per name', () => {
   });
 
   it('a success clears the failures of the name', async () => {
-    for (let i = 0; i < 4; i++) expectError(await login(h, 'Victim', 'nope-nope-nope'), 401, 'UNAUTHORIZED');
+    for (let i = 0; i < 4; i++)
+      expectError(await login(h, 'Victim', 'nope-nope-nope'), 401, 'UNAUTHORIZED');
     await expectStatus(await login(h, 'Victim', PASSWORD), 200);
-    for (let i = 0; i < 4; i++) expectError(await login(h, 'Victim', 'nope-nope-nope'), 401, 'UNAUTHORIZED');
+    for (let i = 0; i < 4; i++)
+      expectError(await login(h, 'Victim', 'nope-nope-nope'), 401, 'UNAUTHORIZED');
     await expectStatus(await login(h, 'Victim', PASSWORD), 200);
   });
 
@@ -305,7 +340,11 @@ dbDescribe('D46 login and the lockout per name', () => {
 
   it('a disabled person → 403 (with the right password only); a person without a password → 401', async () => {
     const p = await register(h, 'Sleeper');
-    await h.services.domain.db.updateTable('users').set({ disabled: 1 }).where('id', '=', p.id).execute();
+    await h.services.domain.db
+      .updateTable('users')
+      .set({ disabled: 1 })
+      .where('id', '=', p.id)
+      .execute();
     expectError(await login(h, 'Sleeper', 'wrong-password'), 401, 'UNAUTHORIZED');
     expectError(await login(h, 'Sleeper', PASSWORD), 403, 'FORBIDDEN');
     // Their existing sessions do not work either.
@@ -315,8 +354,19 @@ dbDescribe('D46 login and the lockout per name', () => {
   });
 
   it('bad login bodies → 400', async () => {
-    for (const body of [{}, { name: 'Victim' }, { name: 5, password: PASSWORD }, { name: 'Victim', password: PASSWORD, x: 1 }, { name: '', password: PASSWORD }])
-      expectError(await h.people(undefined).post('/auth/login', body), 400, 'VALIDATION_ERROR', JSON.stringify(body));
+    for (const body of [
+      {},
+      { name: 'Victim' },
+      { name: 5, password: PASSWORD },
+      { name: 'Victim', password: PASSWORD, x: 1 },
+      { name: '', password: PASSWORD },
+    ])
+      expectError(
+        await h.people(undefined).post('/auth/login', body),
+        400,
+        'VALIDATION_ERROR',
+        JSON.stringify(body),
+      );
   });
 });
 
@@ -342,18 +392,29 @@ dbDescribe('D47 sessions, cookies, logout, password change, idle expiry', () => 
 
   it('GET /sessions lists id, createdAt, lastUsedAt, userAgent, current; DELETE ends one (its token → 401), others → 404', async () => {
     const p = await register(h, 'Multi');
-    const phone = await expectStatus(await login(h, 'Multi', PASSWORD, { userAgent: 'PhoneApp/1.0' }), 200);
+    const phone = await expectStatus(
+      await login(h, 'Multi', PASSWORD, { userAgent: 'PhoneApp/1.0' }),
+      200,
+    );
     const list = await expectStatus(await h.people(p.token).get('/sessions'), 200);
     expect(Object.keys(list.body)).toEqual(['sessions']);
     expect(list.body.sessions).toHaveLength(2);
     for (const s of list.body.sessions) {
-      expect(Object.keys(s).sort()).toEqual(['createdAt', 'current', 'id', 'lastUsedAt', 'userAgent']);
+      expect(Object.keys(s).sort()).toEqual([
+        'createdAt',
+        'current',
+        'id',
+        'lastUsedAt',
+        'userAgent',
+      ]);
       expect(s.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(JSON.stringify(s)).not.toContain('pus_');
     }
     const current = list.body.sessions.filter((s: { current: boolean }) => s.current);
     expect(current).toHaveLength(1);
-    const other = list.body.sessions.find((s: { userAgent: string }) => s.userAgent === 'PhoneApp/1.0');
+    const other = list.body.sessions.find(
+      (s: { userAgent: string }) => s.userAgent === 'PhoneApp/1.0',
+    );
     expect(other.current).toBe(false);
 
     // Someone else cannot end it (404: not revealed), nor can a malformed id pass.
@@ -384,7 +445,10 @@ dbDescribe('D47 sessions, cookies, logout, password change, idle expiry', () => 
       'FORBIDDEN',
     );
     expectError(
-      await withCookie(h, p.token, 'PATCH', '/users/@me', { body, origin: 'http://parley.test:8080' }),
+      await withCookie(h, p.token, 'PATCH', '/users/@me', {
+        body,
+        origin: 'http://parley.test:8080',
+      }),
       403,
       'FORBIDDEN',
     );
@@ -410,7 +474,9 @@ dbDescribe('D47 sessions, cookies, logout, password change, idle expiry', () => 
     // Through the cookie: needs the Origin like any write.
     const r = await expectStatus(await login(h, 'Leaver', PASSWORD), 200);
     expectError(await withCookie(h, r.body.token, 'POST', '/auth/logout'), 403, 'FORBIDDEN');
-    expect((await withCookie(h, r.body.token, 'POST', '/auth/logout', { origin: ORIGIN })).status).toBe(204);
+    expect(
+      (await withCookie(h, r.body.token, 'POST', '/auth/logout', { origin: ORIGIN })).status,
+    ).toBe(204);
     expectError(await h.people(r.body.token).get('/users/@me'), 401, 'UNAUTHORIZED');
   });
 
@@ -418,17 +484,32 @@ dbDescribe('D47 sessions, cookies, logout, password change, idle expiry', () => 
     const p = await register(h, 'Changer');
     const other = (await expectStatus(await login(h, 'Changer', PASSWORD), 200)).body.token;
     expectError(
-      await h.people(p.token).post('/users/@me/password', { current: 'not-the-password', password: 'brand-new-password' }),
+      await h.people(p.token).post('/users/@me/password', {
+        current: 'not-the-password',
+        password: 'brand-new-password',
+      }),
       403,
       'FORBIDDEN',
     );
-    expectError(await h.people(p.token).post('/users/@me/password', { current: PASSWORD, password: 'short' }), 400, 'VALIDATION_ERROR');
-    expectError(await h.people(p.token).post('/users/@me/password', { current: PASSWORD }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await h.people(p.token).post('/users/@me/password', { current: PASSWORD, password: 'short' }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectError(
+      await h.people(p.token).post('/users/@me/password', { current: PASSWORD }),
+      400,
+      'VALIDATION_ERROR',
+    );
     await expectStatus(await h.people(other).get('/users/@me'), 200);
     const signals: unknown[] = [];
     const off = h.services.events.onSignal((s) => signals.push(s));
     expect(
-      (await h.people(p.token).post('/users/@me/password', { current: PASSWORD, password: 'brand-new-password' })).status,
+      (
+        await h
+          .people(p.token)
+          .post('/users/@me/password', { current: PASSWORD, password: 'brand-new-password' })
+      ).status,
     ).toBe(204);
     off();
     expect(signals).toContainEqual({ k: 'user', userId: p.id });
@@ -480,5 +561,30 @@ dbDescribe('D47 sessions, cookies, logout, password change, idle expiry', () => 
     // Within the minute: no write, no new cookie.
     const again = await withCookie(h, p.token, 'GET', '/users/@me');
     expect(again.headers['set-cookie']).toBeUndefined();
+  });
+});
+
+dbDescribe('D45 rate limits on /app/v1', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ env: { PARLEY_REGISTRATION: 'open', PARLEY_RATE_GLOBAL: '5/10' } });
+  });
+  afterAll(async () => h.close());
+
+  it("register and login draw from the client address's bucket; a person's requests from their own", async () => {
+    const p = await register(h, 'Limited');
+    const first = await login(h, 'Limited', PASSWORD, { remoteAddress: '198.51.100.1' });
+    expect(first.headers['x-ratelimit-bucket']).toBe('global');
+    expect(first.headers['x-ratelimit-remaining']).toBe('9');
+    const second = await login(h, 'Limited', PASSWORD, { remoteAddress: '198.51.100.1' });
+    expect(second.headers['x-ratelimit-remaining']).toBe('8');
+    // The person's own bucket is untouched by their address's logins.
+    const me = await h.people(p.token).get('/users/@me');
+    expect(me.status).toBe(200);
+    expect(me.headers['x-ratelimit-remaining']).toBe('9');
+    // A failed authentication is charged to the address too.
+    const bad = await h.people('pus_invalid').get('/users/@me');
+    expectError(bad, 401, 'UNAUTHORIZED');
+    expect(bad.headers['x-ratelimit-bucket']).toBe('global');
   });
 });

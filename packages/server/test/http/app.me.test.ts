@@ -46,17 +46,33 @@ dbDescribe('D48 me, users, guilds, DMs, leave, read states', () => {
     ann = await register(h, 'Ann');
     ben = await register(h, 'Ben');
     cat = await register(h, 'Cat');
-    const g = await expectStatus(await h.admin.post('/guilds', { name: 'Club', ownerId: ann.id }), 201);
+    const g = await expectStatus(
+      await h.admin.post('/guilds', { name: 'Club', ownerId: ann.id }),
+      201,
+    );
     guildId = g.body.id;
-    general = (await expectStatus(await h.admin.post(`/guilds/${guildId}/channels`, { name: 'general' }), 201)).body.id;
-    secret = (await expectStatus(await h.admin.post(`/guilds/${guildId}/channels`, { name: 'secret' }), 201)).body.id;
+    general = (
+      await expectStatus(
+        await h.admin.post(`/guilds/${guildId}/channels`, { name: 'general' }),
+        201,
+      )
+    ).body.id;
+    secret = (
+      await expectStatus(await h.admin.post(`/guilds/${guildId}/channels`, { name: 'secret' }), 201)
+    ).body.id;
     // @everyone cannot VIEW #secret.
-    await expectStatus(await h.admin.put(`/channels/${secret}/overwrites/${guildId}`, { allow: 0, deny: 1 }), 200);
+    await expectStatus(
+      await h.admin.put(`/channels/${secret}/overwrites/${guildId}`, { allow: 0, deny: 1 }),
+      200,
+    );
     await join(h, guildId, ben.id);
     const owner = await makeUser(h, 'bot-owner');
     bot = await makeBot(h, owner.id, 'watcher');
     await join(h, guildId, bot.userId);
-    await expectStatus(await h.admin.put(`/bots/${bot.id}/webhook`, { url: 'http://127.0.0.1:9/hook' }), 200);
+    await expectStatus(
+      await h.admin.put(`/bots/${bot.id}/webhook`, { url: 'http://127.0.0.1:9/hook' }),
+      200,
+    );
   });
   afterAll(async () => h.close());
 
@@ -67,8 +83,16 @@ dbDescribe('D48 me, users, guilds, DMs, leave, read states', () => {
 
   it('PATCH /users/@me: name (unique ignoring case: 409), avatar URL, null → default; bad input → 400', async () => {
     const me = h.people(cat.token);
-    const r = await expectStatus(await me.patch('/users/@me', { name: 'Catherine', avatar: 'https://img.example/c.png' }), 200);
-    expect(r.body).toEqual({ id: cat.id, name: 'Catherine', avatar: 'https://img.example/c.png', isBot: false });
+    const r = await expectStatus(
+      await me.patch('/users/@me', { name: 'Catherine', avatar: 'https://img.example/c.png' }),
+      200,
+    );
+    expect(r.body).toEqual({
+      id: cat.id,
+      name: 'Catherine',
+      avatar: 'https://img.example/c.png',
+      isBot: false,
+    });
     // Her old name is free again; Ann's is not, in any case.
     expectError(await me.patch('/users/@me', { name: 'ANN' }), 409, 'CONFLICT');
     await expectStatus(await me.patch('/users/@me', { name: 'catherine' }), 200); // own name, new case
@@ -85,10 +109,13 @@ dbDescribe('D48 me, users, guilds, DMs, leave, read states', () => {
       ['name a number', { name: 7 }],
       ['unknown field', { isBot: true }],
     ];
-    for (const [what, body] of bad) expectError(await me.patch('/users/@me', body), 400, 'VALIDATION_ERROR', what);
+    for (const [what, body] of bad)
+      expectError(await me.patch('/users/@me', body), 400, 'VALIDATION_ERROR', what);
     expect((await me.get('/users/@me')).body.name).toBe('catherine');
     // The login follows the name.
-    const login = await h.people(undefined).post('/auth/login', { name: 'CATHERINE', password: 'correct-horse-battery' });
+    const login = await h
+      .people(undefined)
+      .post('/auth/login', { name: 'CATHERINE', password: 'correct-horse-battery' });
     expect(login.status).toBe(200);
   });
 
@@ -130,7 +157,9 @@ dbDescribe('D48 me, users, guilds, DMs, leave, read states', () => {
       ],
     });
     const m = await expectStatus(
-      await h.as(ben.token).post(`/dm/channels/${withAnn.body.channelId}/messages`, { content: 'hi Ann' }),
+      await h
+        .as(ben.token)
+        .post(`/dm/channels/${withAnn.body.channelId}/messages`, { content: 'hi Ann' }),
       200,
     );
     r = await expectStatus(await h.people(ben.token).get('/users/@me/dms'), 200);
@@ -151,8 +180,14 @@ dbDescribe('D48 me, users, guilds, DMs, leave, read states', () => {
   });
 
   it('PUT /channels/:id/read → 204, never backwards; GET /users/@me/read-states (DMs included)', async () => {
-    const m1 = await expectStatus(await h.as(ann.token).post(`/channels/${general}/messages`, { content: 'one' }), 200);
-    const m2 = await expectStatus(await h.as(ann.token).post(`/channels/${general}/messages`, { content: 'two' }), 200);
+    const m1 = await expectStatus(
+      await h.as(ann.token).post(`/channels/${general}/messages`, { content: 'one' }),
+      200,
+    );
+    const m2 = await expectStatus(
+      await h.as(ann.token).post(`/channels/${general}/messages`, { content: 'two' }),
+      200,
+    );
     const me = h.people(ben.token);
     const put = await me.put(`/channels/${general}/read`, { messageId: m2.body.id });
     expect(put.status, put.raw).toBe(204);
@@ -168,15 +203,46 @@ dbDescribe('D48 me, users, guilds, DMs, leave, read states', () => {
       ].sort((a, b) => a.channelId - b.channelId),
     });
     // Access: a channel Ben cannot VIEW → 403; someone else's DM → 403; not a member → 403.
-    expectError(await me.put(`/channels/${secret}/read`, { messageId: m1.body.id }), 403, 'FORBIDDEN');
-    expectError(await h.people(cat.token).put(`/channels/${dm}/read`, { messageId: m1.body.id }), 403, 'FORBIDDEN');
-    expectError(await h.people(cat.token).put(`/channels/${general}/read`, { messageId: m1.body.id }), 403, 'FORBIDDEN');
-    expectError(await me.put('/channels/999999999/read', { messageId: m1.body.id }), 404, 'NOT_FOUND');
-    for (const body of [{}, { messageId: 'x' }, { messageId: -1 }, { messageId: 1.5 }, { messageId: m1.body.id, extra: 1 }])
-      expectError(await me.put(`/channels/${general}/read`, body), 400, 'VALIDATION_ERROR', JSON.stringify(body));
+    expectError(
+      await me.put(`/channels/${secret}/read`, { messageId: m1.body.id }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await h.people(cat.token).put(`/channels/${dm}/read`, { messageId: m1.body.id }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await h.people(cat.token).put(`/channels/${general}/read`, { messageId: m1.body.id }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await me.put('/channels/999999999/read', { messageId: m1.body.id }),
+      404,
+      'NOT_FOUND',
+    );
+    for (const body of [
+      {},
+      { messageId: 'x' },
+      { messageId: -1 },
+      { messageId: 1.5 },
+      { messageId: m1.body.id, extra: 1 },
+    ])
+      expectError(
+        await me.put(`/channels/${general}/read`, body),
+        400,
+        'VALIDATION_ERROR',
+        JSON.stringify(body),
+      );
     // The owner can read #secret.
-    expect((await h.people(ann.token).put(`/channels/${secret}/read`, { messageId: m1.body.id })).status).toBe(204);
-    expect((await h.people(cat.token).get('/users/@me/read-states')).body).toEqual({ readStates: [] });
+    expect(
+      (await h.people(ann.token).put(`/channels/${secret}/read`, { messageId: m1.body.id })).status,
+    ).toBe(204);
+    expect((await h.people(cat.token).get('/users/@me/read-states')).body).toEqual({
+      readStates: [],
+    });
   });
 
   it('DELETE /users/@me/guilds/:id: the owner → 409; a member leaves (GUILD_MEMBER_REMOVE to bots, GUILD_DELETE to them)', async () => {
@@ -196,7 +262,11 @@ dbDescribe('D48 me, users, guilds, DMs, leave, read states', () => {
       data: { guildId, user: { id: ben.id, name: 'Ben', avatar: AVATAR } },
     });
     expect(seen.map((e) => e.type)).toEqual(['GUILD_MEMBER_REMOVE', 'GUILD_DELETE']);
-    expect(seen[1]).toEqual({ type: 'GUILD_DELETE', data: JSON.stringify({ id: guildId }), audience: { kind: 'users', userIds: [ben.id] } });
+    expect(seen[1]).toEqual({
+      type: 'GUILD_DELETE',
+      data: JSON.stringify({ id: guildId }),
+      audience: { kind: 'users', userIds: [ben.id] },
+    });
     // Gone from the guild: its channels are closed to him.
     expectError(await h.as(ben.token).get(`/channels/${general}/messages`), 403, 'FORBIDDEN');
   });

@@ -955,9 +955,9 @@ dbDescribe('bad input (table-driven)', () => {
 // D44: INTERFACE.md says every request carries `Content-Type: application/json`, so bodiless
 // requests must work with that header and an empty body — and without it.
 dbDescribe('bodiless requests with Content-Type: application/json (D44)', () => {
-  let d44Users = 0;
   let h: Harness;
   let w: World;
+  let d44Users = 0;
   beforeAll(async () => {
     h = await createHarness();
     w = await makeWorld(h);
@@ -1041,8 +1041,7 @@ dbDescribe('bodiless requests with Content-Type: application/json (D44)', () => 
       });
 
       it(`operator session, token and member-removal routes work ${label}`, async () => {
-        // D46: names are unique, and this runs once per label on one server.
-        const user = await makeUser(h, `d44-${++d44Users}`);
+        const user = await makeUser(h, `d44-${++d44Users}`); // names are unique (D46)
         const session = await send(
           'POST',
           `/admin/v1/users/${user.id}/sessions`,

@@ -1,13 +1,13 @@
 import { hash, verify } from '@node-rs/argon2';
 import type { ChangePasswordBody, LoginBody, RegisterBody, User } from '@parley/protocol';
-import { AppError, forbidden } from '../../errors/app-error.js';
+import { AppError, forbidden, notFound } from '../../errors/app-error.js';
 import { nameKey } from '../../storage/name-key.js';
 import { unauthorized } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { consumeInvite } from '../invites/consume.js';
 import { joinGuild } from '../members/members.service.js';
-import { createSession, insertPerson } from '../users/users.service.js';
+import { createSession, insertPerson, nameTaken } from '../users/users.service.js';
 import { avatarUrl } from '../views.js';
 
 /** D46: what register and login answer (the route also sets the session cookie, D47). */
@@ -42,6 +42,27 @@ export async function register(
     throw forbidden('Registration is closed on this server: ask its operator for an account');
   if (mode === 'invite' && body.invite === undefined)
     throw forbidden('Registration on this server needs an invite code');
+  // Cheap refusals first: hashing a password costs real CPU (the transaction checks again).
+  const taken = await d.db
+    .selectFrom('users')
+    .select('id')
+    .where('name_key', '=', nameKey(body.name))
+    .executeTakeFirst();
+  if (taken) throw nameTaken();
+  if (body.invite !== undefined) {
+    const invite = await d.db
+      .selectFrom('invites')
+      .select(['max_uses', 'uses', 'expires_at'])
+      .where('code', '=', body.invite)
+      .executeTakeFirst();
+    const now = d.clock.now();
+    if (
+      !invite ||
+      (invite.max_uses !== null && invite.uses >= invite.max_uses) ||
+      (invite.expires_at !== null && Number(invite.expires_at) <= now)
+    )
+      throw notFound('invite (or it is used up or expired)');
+  }
   const passwordHash = await hash(body.password);
   return d.db.transaction().execute(async (trx) => {
     const user = await insertPerson(d, trx, { name: body.name, avatar: null, passwordHash });

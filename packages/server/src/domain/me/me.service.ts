@@ -1,11 +1,5 @@
 import { Permission } from '@parley/protocol';
-import type {
-  DmList,
-  MyGuilds,
-  PatchMeBody,
-  ReadStates,
-  User,
-} from '@parley/protocol';
+import type { DmList, MyGuilds, PatchMeBody, ReadStates, User } from '@parley/protocol';
 import { conflict, notFound } from '../../errors/app-error.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import { nameKey } from '../../storage/name-key.js';

@@ -77,5 +77,6 @@ export const personAuth =
         );
     }
     req.principal = principal;
-    if (req.authVia === 'cookie' && principal.session?.touched) setSessionCookie(reply, deps, token);
+    if (req.authVia === 'cookie' && principal.session?.touched)
+      setSessionCookie(reply, deps, token);
   };

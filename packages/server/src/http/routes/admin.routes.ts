@@ -69,9 +69,7 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req, reply) =>
-      reply
-        .code(201)
-        .send({ token: (await createSession(d, Number(req.params.userId))).token }),
+      reply.code(201).send({ token: (await createSession(d, Number(req.params.userId))).token }),
   );
 
   app.post(

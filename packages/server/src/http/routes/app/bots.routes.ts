@@ -146,7 +146,8 @@ export const botOwnerRoutes: ApiPlugin = async (app, { deps }) => {
     {
       schema: {
         ...base,
-        summary: 'Set the webhook address (checked: https, public address — D37); answers the secret',
+        summary:
+          'Set the webhook address (checked: https, public address — D37); answers the secret',
         params: params('botId'),
         body: SetWebhookBody,
         response: responses({ 200: WebhookSettings }),
@@ -212,8 +213,7 @@ export const botOwnerRoutes: ApiPlugin = async (app, { deps }) => {
         response: responses({ 200: DeliveryList }),
       },
     },
-    async (req) =>
-      listDeliveries(d, await own(req, req.params.botId), { state: req.query.state }),
+    async (req) => listDeliveries(d, await own(req, req.params.botId), { state: req.query.state }),
   );
 
   app.get(

@@ -34,7 +34,8 @@ export const sessionRoutes: ApiPlugin = async (app, { deps }) => {
     {
       schema: {
         ...base,
-        summary: "End one of one's sessions: its token gets 401, its gateway connections close 4004 (D47)",
+        summary:
+          "End one of one's sessions: its token gets 401, its gateway connections close 4004 (D47)",
         params: SessionIdParams,
         response: responses({ 204: NoContent }),
       },
@@ -50,7 +51,8 @@ export const sessionRoutes: ApiPlugin = async (app, { deps }) => {
     {
       schema: {
         ...base,
-        summary: 'Change the password (current one asked again: wrong → 403); ends every other session (D47)',
+        summary:
+          'Change the password (current one asked again: wrong → 403); ends every other session (D47)',
         body: ChangePasswordBody,
         response: responses({ 204: NoContent }),
       },
