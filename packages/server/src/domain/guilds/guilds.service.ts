@@ -1,6 +1,6 @@
 import type { CreateGuildBody, CreateRoleBody, Guild, Role } from '@parley/protocol';
 import { DEFAULT_EVERYONE_PERMISSIONS } from '@parley/protocol';
-import { notFound } from '../../errors/app-error.js';
+import { invalid, notFound } from '../../errors/app-error.js';
 import type { Domain } from '../context.js';
 import { memberView } from '../views.js';
 
@@ -8,10 +8,13 @@ import { memberView } from '../views.js';
 export async function createGuild(d: Domain, body: CreateGuildBody): Promise<Guild> {
   const owner = await d.db
     .selectFrom('users')
-    .select(['id', 'name', 'avatar'])
+    .select(['id', 'name', 'avatar', 'is_bot'])
     .where('id', '=', body.ownerId)
     .executeTakeFirst();
   if (!owner) throw notFound('user');
+  // D54: a bot user can never own a guild (ownership is a person's: it cannot be kicked, and
+  // carries every right).
+  if (owner.is_bot) throw invalid('ownerId', 'must be a person, not a bot user');
   const id = d.ids.next();
   const now = d.clock.now();
   await d.db.transaction().execute(async (trx) => {
