@@ -16,6 +16,7 @@ import {
   frameworkErrors,
   installErrorHandler,
 } from './plugins/error-handler.js';
+import { REDACT_PATHS, requestSerializer } from './log-redaction.js';
 import { installJsonParser, JSON_BODY_LIMIT } from './plugins/json-body.js';
 import { installNotFound } from './plugins/not-found.js';
 import { apiRateLimit } from './plugins/rate-limit.js';
@@ -58,9 +59,6 @@ declare module 'fastify' {
   }
 }
 
-/** Log lines never carry the Authorization header or other secrets. */
-const redact = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
-
 /**
  * The Fastify instance, never listening: main.ts listens, tests use inject() (ARCHITECTURE).
  */
@@ -68,7 +66,15 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
   const logger = opts.logger === undefined ? false : opts.logger;
   const timeouts = requestTimeouts(deps.domain.config.requestTimeoutMs);
   const app = Fastify({
-    logger: typeof logger === 'object' && logger !== null ? { ...logger, redact } : logger,
+    // D54: log lines never carry the Authorization header, tokens, session ids or passwords.
+    logger:
+      typeof logger === 'object' && logger !== null
+        ? {
+            ...logger,
+            redact: REDACT_PATHS,
+            serializers: { ...logger.serializers, req: requestSerializer },
+          }
+        : logger,
     // D54: Node's own timers cut a request that has not fully arrived (its parser's
     // ERR_HTTP_REQUEST_TIMEOUT → clientErrorHandler → 408 in the D5 form, connection closed).
     ...(opts.https ? { https: { ...opts.https, ...timeouts } } : { http: timeouts }),

@@ -86,4 +86,48 @@ dbDescribe('the log under odd requests (D54)', () => {
     });
     expect(r.status).toBe(200);
   });
+
+  it('finding 8: token, sessionId and password values never reach the log', async () => {
+    const before = s.lines.length;
+    const secrets = Array.from({ length: 8 }, (_, i) => `S3CRET${i}x${Date.now()}`);
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${s.origin}${path}`, { headers });
+    await get(`/api/v1/bot/me?token=${secrets[0]}`);
+    await get(`/api/v1/bot/me?a=1&TOKEN=${secrets[1]}&b=2`, {
+      authorization: `Bearer ${w.bot.token}`,
+    });
+    await get(`/gateway?sessionId=${secrets[2]}&seq=3`);
+    await get(`/nowhere?password=${secrets[3]}&access_token=${secrets[4]}`);
+    await get(`/api/v1/bot/me?%74oken=${secrets[5]}`); // percent-encoded name
+    await fetch(`${s.origin}/admin/v1/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'pw-user', password: secrets[6] }),
+    });
+    await fetch(`${s.origin}/admin/v1/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: '', password: secrets[7], extra: 1 }),
+    });
+    // a refused gateway upgrade carrying a token and a session in its query
+    await raw(
+      `GET /gateway?token=${secrets[0]}&sessionId=${secrets[2]} HTTP/1.1\r\nHost: x\r\n` +
+        'Upgrade: websocket\r\nConnection: Upgrade\r\n' +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
+    await settle();
+    const text = JSON.stringify(s.lines.slice(before));
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    expect(w.bot.token.length).toBeGreaterThan(20);
+    expect(text).not.toContain(w.bot.token);
+    expect(text).not.toContain(ADMIN_TOKEN);
+    // the request is still recognisable in the log: its path and the redacted parameter's name
+    const urls = s.lines
+      .slice(before)
+      .map((l) => l.req?.url as string | undefined)
+      .filter((u): u is string => u !== undefined);
+    expect(urls).toContain('/api/v1/bot/me?token=[REDACTED]');
+    expect(urls).toContain('/api/v1/bot/me?a=1&TOKEN=[REDACTED]&b=2');
+    expect(urls).toContain('/gateway?sessionId=[REDACTED]&seq=3');
+  });
 });

@@ -1,6 +1,6 @@
 import type { AppGuild, CreateGuildBody, CreateRoleBody, Guild, Role } from '@parley/protocol';
 import { DEFAULT_EVERYONE_PERMISSIONS } from '@parley/protocol';
-import { notFound } from '../../errors/app-error.js';
+import { invalid, notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
 import type { Domain } from '../context.js';
 import { guildView } from './guild-view.js';
@@ -14,6 +14,9 @@ export async function createGuild(d: Domain, body: CreateGuildBody): Promise<Gui
     .where('id', '=', body.ownerId)
     .executeTakeFirst();
   if (!owner) throw notFound('user');
+  // D54: a bot user can never own a guild (ownership is a person's: it cannot be kicked, and
+  // carries every right).
+  if (owner.is_bot) throw invalid('ownerId', 'must be a person, not a bot user');
   const id = d.ids.next();
   await d.db.transaction().execute(async (trx) => {
     await insertGuild(trx, d, id, body.name, owner);
