@@ -5,6 +5,7 @@ import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireGuildMember } from '../permissions/access.service.js';
+import { guildView } from '../guilds/guild-view.js';
 import { memberUserView, memberView } from '../views.js';
 
 /** D20: members sorted by user id ascending; `after` is a user id. */
@@ -169,6 +170,19 @@ async function putMemberRoles(
       envelope: { type: 'GUILD_MEMBER_ADD', data: { guildId, ...member } },
       scope: { kind: 'guild', guildId },
     });
+    // D51: a person who joins receives the full guild (bots keep their eight types).
+    const view = await guildView(trx, guildId, userId);
+    const isBot = await trx
+      .selectFrom('users')
+      .select('is_bot')
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (view && isBot?.is_bot === 0)
+      d.people.people(trx, {
+        type: 'GUILD_CREATE',
+        data: view,
+        audience: { kind: 'users', userIds: [userId] },
+      });
   }
   return { member, created };
 }
@@ -185,7 +199,7 @@ export async function removeMember(d: Domain, guildId: number, userId: number): 
     const user = await trx
       .selectFrom('members as m')
       .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.name', 'u.avatar'])
+      .select(['u.id', 'u.name', 'u.avatar', 'u.is_bot'])
       .where('m.guild_id', '=', guildId)
       .where('m.user_id', '=', userId)
       .executeTakeFirst();
@@ -208,5 +222,11 @@ export async function removeMember(d: Domain, guildId: number, userId: number): 
       .where('guild_id', '=', guildId)
       .where('user_id', '=', userId)
       .execute();
+    if (user.is_bot === 0)
+      d.people.people(trx, {
+        type: 'GUILD_DELETE',
+        data: { id: guildId },
+        audience: { kind: 'users', userIds: [userId] },
+      });
   });
 }
