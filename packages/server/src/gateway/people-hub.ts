@@ -88,19 +88,37 @@ const parse = (data: string): Record<string, unknown> | undefined => {
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 const numberField = (data: string, key: string): number | undefined => num(parse(data)?.[key]);
 
-/** One frame: the event's bytes around this session's `s` (a copy, not a serialization). */
+/**
+ * One WebSocket text frame (RFC 6455 header, unmasked as servers send) holding the event's bytes
+ * around this session's `s`: one allocation and three copies per recipient, no serialization,
+ * written to the socket as it is (SocketLink.sendFrame).
+ */
 export function frameOf(e: PreparedEvent, s: number): Buffer {
   const digits = String(s);
-  const buf = Buffer.allocUnsafe(e.prefix.length + digits.length + e.suffix.length);
-  e.prefix.copy(buf, 0);
-  buf.write(digits, e.prefix.length, 'latin1');
-  e.suffix.copy(buf, e.prefix.length + digits.length);
+  const n = e.prefix.length + digits.length + e.suffix.length;
+  const h = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+  const buf = Buffer.allocUnsafe(h + n);
+  buf[0] = 0x81; // FIN + text
+  if (h === 2) buf[1] = n;
+  else if (h === 4) {
+    buf[1] = 126;
+    buf.writeUInt16BE(n, 2);
+  } else {
+    buf[1] = 127;
+    buf.writeBigUInt64BE(BigInt(n), 2);
+  }
+  e.prefix.copy(buf, h);
+  buf.write(digits, h + e.prefix.length, 'latin1');
+  e.suffix.copy(buf, h + e.prefix.length + digits.length);
   return buf;
 }
 
 /** Where a session's frames go while a connection holds it. */
 export interface SessionSink {
-  send(frame: Buffer | string): void;
+  /** a frame of the session's own (READY, RESUMED), as text */
+  send(frame: string): void;
+  /** a complete WebSocket frame built by frameOf */
+  sendFrame(frame: Buffer): void;
   /** the session was ended under the connection (not resumable any more) */
   close(code: number, reason: string): void;
 }
@@ -325,7 +343,7 @@ export class PeopleHub {
       this.end(s);
       return;
     }
-    s.sink?.send(frameOf(e, s.seq));
+    s.sink?.sendFrame(frameOf(e, s.seq));
   }
 
   /** Send a frame of the session's own (RESUMED) under the next `s`, kept as a replay marker. */

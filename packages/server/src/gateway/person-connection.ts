@@ -102,7 +102,7 @@ export class PersonConnection implements SessionSink {
     const frames = s.replayFrom(r.seq);
     this.session = s;
     s.sink = this;
-    for (const f of frames) this.link.send(f);
+    for (const f of frames) this.link.sendFrame(f);
     hub.marker(s, (seq) =>
       JSON.stringify({
         op: GatewayOp.DISPATCH,
@@ -145,8 +145,12 @@ export class PersonConnection implements SessionSink {
 
   // SessionSink
 
-  send(frame: Buffer | string): void {
+  send(frame: string): void {
     this.link.send(frame);
+  }
+
+  sendFrame(frame: Buffer): void {
+    this.link.sendFrame(frame);
   }
 
   close(code: number, reason: string): void {
