@@ -5,6 +5,7 @@ import { meRoutes } from './me.routes.js';
 import { sessionRoutes } from './sessions.routes.js';
 import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
+import { typingRoutes } from './typing.routes.js';
 
 /**
  * D45: the route plugins of the people's API, registered under `/app/v1` (http/app.ts). Each area
@@ -18,4 +19,5 @@ export const appRoutes: ApiPlugin[] = [
   botOwnerRoutes,
   guildRoutes,
   inviteRoutes,
+  typingRoutes,
 ];
