@@ -407,63 +407,85 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The WebSocket: the global one where it exists (Bun, Deno, Node ≥ 22: they accept `headers`),
- * else `ws` (Node 20). Only `ws` reports the HTTP status of a refused upgrade (D28).
+ * The WebSocket: the global one where it exists (Node ≥ 22, Bun, Deno: they take `headers`),
+ * else `ws` (Node 20, which has none).
  */
 async function defaultFactory(): Promise<WebSocketFactory> {
-  const Global = (globalThis as { WebSocket?: new (url: string, opts?: unknown) => WebSocket })
-    .WebSocket;
-  try {
-    const { default: WS } = await import('ws');
-    return (url, headers, on) => {
-      const ws = new WS(url, { headers, maxPayload: 16 * 1024 * 1024 });
-      ws.on('open', () => on.open());
-      ws.on('message', (data: Buffer, isBinary: boolean) => {
-        if (!isBinary) on.message(data.toString('utf8'));
+  const Global = (globalThis as { WebSocket?: GlobalWebSocket }).WebSocket;
+  if (Global) return globalFactory(Global);
+  const { default: WS } = await import('ws');
+  return (url, headers, on) => {
+    const ws = new WS(url, { headers, maxPayload: 16 * 1024 * 1024 });
+    ws.on('open', () => on.open());
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      if (!isBinary) on.message(data.toString('utf8'));
+    });
+    ws.on('close', (code: number, reason: Buffer) => on.close(code, reason.toString()));
+    ws.on('error', () => {
+      // 'close' follows (code 1006)
+    });
+    ws.on('unexpected-response', (req, res) => {
+      // D28: the upgrade was answered with an HTTP status (401, 429 with Retry-After, …).
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += body.length < 4096 ? c : ''));
+      res.on('end', () => {
+        on.refused(res.statusCode ?? 0, retryAfterOf(res.headers['retry-after'], body), body);
+        req.destroy();
+        ws.terminate();
       });
-      ws.on('close', (code: number, reason: Buffer) => on.close(code, reason.toString()));
-      ws.on('error', () => {
-        // 'close' follows (code 1006)
-      });
-      ws.on('unexpected-response', (req, res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c.length < 4096 ? c : ''));
-        res.on('end', () => {
-          const ra = Number(res.headers['retry-after']);
-          let retryAfter = Number.isFinite(ra) ? ra : undefined;
-          try {
-            const e = (JSON.parse(body) as { error?: { retryAfter?: number } }).error;
-            if (typeof e?.retryAfter === 'number') retryAfter = e.retryAfter;
-          } catch {
-            // not JSON
-          }
-          on.refused(res.statusCode ?? 0, retryAfter, body);
-          req.destroy();
-          ws.terminate();
-        });
-      });
-      return {
-        send: (d) => ws.send(d),
-        close: (c, r) => ws.close(c, r),
-        terminate: () => ws.terminate(),
-      };
+    });
+    return {
+      send: (d) => ws.send(d),
+      close: (c, r) => ws.close(c, r),
+      terminate: () => ws.terminate(),
     };
-  } catch (err) {
-    if (!Global) throw err;
-  }
-  const G = Global;
+  };
+}
+
+type GlobalWebSocket = new (url: string, opts?: unknown) => WebSocket;
+
+/**
+ * The standard WebSocket does not tell why a connection failed before opening. Then the token
+ * is checked with `GET /api/v1/bot/me` (INTERFACE "Authentication" 10): a 401 there stops the
+ * client as a 401 refusal would (D28), anything else is treated as a dropped link.
+ */
+function globalFactory(G: GlobalWebSocket): WebSocketFactory {
   return (url, headers, on) => {
     const ws = new G(url, { headers });
-    ws.onopen = () => on.open();
+    let opened = false;
+    ws.onopen = () => {
+      opened = true;
+      on.open();
+    };
     ws.onmessage = (e) => {
       if (typeof e.data === 'string') on.message(e.data);
     };
-    ws.onclose = (e) => on.close(e.code, e.reason);
+    ws.onclose = (e) => {
+      if (opened) return on.close(e.code, e.reason);
+      const origin = url.replace(/^ws/, 'http').replace(/\/gateway(\?.*)?$/, '');
+      fetch(`${origin}/api/v1/bot/me`, { headers })
+        .then(async (res) => {
+          if (res.status === 401) on.refused(401, undefined, await res.text());
+          else on.close(e.code, e.reason);
+        })
+        .catch(() => on.close(e.code, e.reason));
+    };
     return {
       send: (d) => ws.send(d),
       close: (c, r) => ws.close(c, r),
       terminate: () => ws.close(4000),
     };
   };
+}
+
+function retryAfterOf(header: string | string[] | undefined, body: string): number | undefined {
+  try {
+    const e = (JSON.parse(body) as { error?: { retryAfter?: unknown } }).error;
+    if (typeof e?.retryAfter === 'number') return e.retryAfter;
+  } catch {
+    // not JSON
+  }
+  const n = Number(Array.isArray(header) ? header[0] : header);
+  return Number.isFinite(n) ? n : undefined;
 }
