@@ -65,7 +65,7 @@ describe('webhookHandler', () => {
     const got: unknown[] = [];
     hook.on('event', (e) => void got.push(e.type));
     const app = Fastify();
-    await app.register(hook.fastify as never, { path: '/hook' });
+    await app.register(hook.fastify, { path: '/hook' });
     const res = await app.inject({
       method: 'POST',
       url: '/hook',
@@ -94,7 +94,7 @@ describe('webhookHandler', () => {
     };
     const bot = new Bot({
       token: 't',
-      fetch: (async () => new Response(JSON.stringify(me), { status: 200 })) as typeof fetch,
+      fetch: (async () => new Response(JSON.stringify(me), { status: 200 })),
     });
     const seen: number[] = [];
     bot.on('MESSAGE_CREATE', (m) => void seen.push(m.author.id));
