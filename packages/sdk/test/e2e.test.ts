@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope, Message } from '@parley/protocol';
 import { GatewayClient, ParleyError, RestClient } from '../src/index.js';
@@ -108,6 +110,26 @@ describe('@parley/sdk end to end', () => {
       .me()
       .catch((e: unknown) => e);
     expect(bad).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+  });
+
+  it('uploads from a Buffer and a stream, sends them with the matching msgType, and talks in a DM (D15, D21, D22)', async () => {
+    const bot = await w.addBot();
+    const rest = new RestClient({ token: bot.token, url: server.origin });
+    const bytes = readFileSync(new URL('../examples/cat.png', import.meta.url));
+    const fromBuffer = await rest.files.upload(bytes, { filename: 'a.png' });
+    expect(fromBuffer).toMatchObject({ filename: 'a.png', size: bytes.length });
+    const { file, message } = await rest.messages.sendFile(w.channelId, Readable.from([bytes]), {
+      filename: 'b.png',
+    });
+    expect(message.content).toBe(file.url);
+    const quota = await rest.files.quota();
+    expect(quota.dailyUsed).toBe(2 * bytes.length);
+    const dm = await rest.dms.open(w.human.id);
+    expect(await rest.dms.open(w.human.id)).toEqual(dm); // D21: the same channel every time
+    const [sent] = await rest.dms.send(dm.channelId, 'hello in private');
+    expect(sent).not.toHaveProperty('guildId'); // D17
+    const seen = await human.dms.list(dm.channelId);
+    expect(seen.messages[0]).toEqual(sent);
   });
 
   describe('examples', () => {
