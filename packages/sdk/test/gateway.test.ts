@@ -216,4 +216,32 @@ describe('GatewayClient (D28–D33)', () => {
     await b.then((c) => c.refuse(401));
     await expect(refused).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
   }, 15_000);
+
+  it('is an async iterator of event envelopes that ends when the client stops', async () => {
+    const f = fake();
+    const client = new GatewayClient({
+      token: 't',
+      gatewayUrl: 'ws://x/gateway',
+      webSocket: f.factory,
+    });
+    const first = f.next();
+    void client.connect();
+    const c = await first;
+    c.frame({ op: 10, d: { heartbeatInterval: 30_000 } });
+    c.frame(ready());
+    const seen: Array<[string, number]> = [];
+    const reading = (async () => {
+      for await (const e of client) if (e.type === 'MESSAGE_CREATE') seen.push([e.type, e.data.id]);
+    })();
+    await sleep(0);
+    c.frame(msg(2, 20));
+    c.frame(msg(3, 21));
+    await sleep(0);
+    await client.close();
+    await reading;
+    expect(seen).toEqual([
+      ['MESSAGE_CREATE', 20],
+      ['MESSAGE_CREATE', 21],
+    ]);
+  });
 });

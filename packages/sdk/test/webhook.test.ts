@@ -94,7 +94,7 @@ describe('webhookHandler', () => {
     };
     const bot = new Bot({
       token: 't',
-      fetch: (async () => new Response(JSON.stringify(me), { status: 200 })),
+      fetch: async () => new Response(JSON.stringify(me), { status: 200 }),
     });
     const seen: number[] = [];
     bot.on('MESSAGE_CREATE', (m) => void seen.push(m.author.id));

@@ -15,8 +15,7 @@ declare module 'fastify' {
 export function openApiOptions(origin: string, routes: readonly RouteInfo[] = []): SwaggerOptions {
   return {
     // ids as integers, named components, operationIds, per-route errors, headers, webhooks
-    transformObject: (d) =>
-      refineOpenApi(('openapiObject' in d ? d.openapiObject : {}), routes),
+    transformObject: (d) => refineOpenApi('openapiObject' in d ? d.openapiObject : {}, routes),
     // Shared schemas keep their own names as components (#/components/schemas/ErrorBody).
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) =>
