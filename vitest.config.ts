@@ -30,6 +30,11 @@ export default defineConfig({
         extends: true,
         test: { name: 'process', include: ['packages/server/test/process/**/*.test.ts'] },
       },
+      {
+        extends: true,
+        // @parley/sdk: unit tests and end-to-end tests against real server processes.
+        test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'] },
+      },
     ],
   },
 });
