@@ -11,6 +11,7 @@ import { AppError } from '../errors/app-error.js';
 import type { EventsRuntime } from '../events/runtime.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Close } from './close-codes.js';
+import { connectionClosed, connectionOpened, rateLimitRefused } from '../metrics/metrics.js';
 import { GatewayConnection, type BotIdentity } from './connection.js';
 import { GatewayRegistry } from './registry.js';
 import { releaseNode } from './session-store.js';
@@ -78,6 +79,7 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
       // D28: a second attempt less than 1 s after the previous one is refused.
       const d = await limiter.consume(`gateway-connect:bot:${bot.botId}`, RECONNECT_SPEC);
       if (!d.allowed) {
+        rateLimitRefused('gateway-connect');
         const retryAfter = d.retryAfterMs / 1000;
         throw new AppError(
           'RATE_LIMIT_EXCEEDED',
@@ -108,7 +110,12 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
           resumeWindowS: config.resumeWindowS,
           rate: config.rateGateway,
           claimed: (c) => registry.claimed(c),
-          finished: (c) => registry.remove(c),
+          finished: (c) => {
+            registry.remove(c);
+            const code = c.endCode ?? 1006;
+            connectionClosed('bot', code);
+            app.log.info({ kind: 'bot', botId: c.bot.botId, code }, 'gateway connection closed');
+          },
           log,
         },
         resume,
@@ -116,6 +123,9 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
       );
       registry.add(conn);
       conn.start();
+      // D53 / issue #13: one info line per connection opened and closed, and the gauge.
+      connectionOpened('bot');
+      app.log.info({ kind: 'bot', botId: bot.botId }, 'gateway connection opened');
     });
   };
 

@@ -5,6 +5,7 @@ import type { WebhookDeliveriesTable } from '../storage/schema-webhooks.js';
 import { nextDelayMs, parseRetryAfter } from './backoff.js';
 import { sign } from './signing.js';
 import { checkUrlForm, checkedLookup, UnsafeTargetError } from './ssrf-guard.js';
+import { webhookTry } from '../metrics/metrics.js';
 import { policyOf } from './webhooks.service.js';
 
 /**
@@ -30,6 +31,13 @@ export interface WorkerOptions {
   /** D39: an answer must come within 10 s */
   timeoutMs?: number;
   random?: () => number;
+  /** issue #13: one info line per failed try (bot, status, latency) */
+  logFailure?: (o: {
+    botId: number;
+    status: number | null;
+    latencyMs: number;
+    error: string;
+  }) => void;
 }
 
 /** Response bodies are not needed: read at most this much, then drop the connection's data. */
@@ -79,6 +87,7 @@ export class WebhookWorker {
   private readonly pollMs: number;
   private readonly timeoutMs: number;
   private readonly random: () => number;
+  private readonly logFailure: WorkerOptions['logFailure'];
   private readonly agent: Agent;
   private readonly inFlight = new Map<number, number>();
   /** each bot's current cap (absent: `perBot`), grown by fast answers, reset by anything else */
@@ -111,6 +120,7 @@ export class WebhookWorker {
     this.pollMs = opts.pollMs ?? 250;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.random = opts.random ?? Math.random;
+    this.logFailure = opts.logFailure;
     this.agent = new Agent({
       connect: { lookup: checkedLookup(policyOf(d)), timeout: this.timeoutMs },
       keepAliveTimeout: 10_000,
@@ -420,7 +430,19 @@ export class WebhookWorker {
       this.aborts.delete(abort);
     }
     const latency = Math.round(performance.now() - started);
+    // D53: tries by outcome and their latency.
+    webhookTry(
+      error === null
+        ? 'delivered'
+        : error.startsWith('refused')
+          ? 'refused'
+          : status === null
+            ? 'network_error'
+            : 'http_error',
+      latency,
+    );
     if (error === null) return this.outcome(row, attempt, { delivered: true, status, latency });
+    this.logFailure?.({ botId: row.bot_id, status, latencyMs: latency, error });
     return this.outcome(row, attempt, {
       status,
       latency,

@@ -73,6 +73,7 @@ export interface Caller {
   delete(url: string): Promise<Reply>;
   post(url: string, body?: unknown): Promise<Reply>;
   put(url: string, body?: unknown): Promise<Reply>;
+  patch(url: string, body?: unknown): Promise<Reply>;
 }
 
 export async function createHarness(
@@ -122,7 +123,7 @@ export async function createHarness(
   const caller = (token: string | undefined, prefix: string): Caller => {
     const headers = (): Record<string, string> =>
       token === undefined ? {} : { authorization: `Bearer ${token}` };
-    const withBody = (method: 'POST' | 'PUT', url: string, body: unknown) =>
+    const withBody = (method: 'POST' | 'PUT' | 'PATCH', url: string, body: unknown) =>
       request({
         method,
         url: prefix + url,
@@ -137,6 +138,7 @@ export async function createHarness(
       delete: (url) => request({ method: 'DELETE', url: prefix + url, headers: headers() }),
       post: (url, body) => withBody('POST', url, body),
       put: (url, body) => withBody('PUT', url, body),
+      patch: (url, body) => withBody('PATCH', url, body),
     };
   };
   return {
