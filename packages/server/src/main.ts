@@ -77,7 +77,7 @@ export async function serve(config: Config): Promise<void> {
   );
 
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, drainMs: number) => {
     if (closing) return;
     closing = true;
     clearInterval(sweeper);
@@ -85,10 +85,10 @@ export async function serve(config: Config): Promise<void> {
     // connections here; after the drain delay the gateway tells its clients op 7 (reconnect,
     // elsewhere) and the node stops.
     lifecycle.phase = 'draining';
-    app.log.info({ signal, drainMs: config.drainMs }, 'draining: /readyz answers 503');
-    const force = setTimeout(() => process.exit(1), config.drainMs + 10_000);
+    app.log.info({ signal, drainMs }, 'draining: /readyz answers 503');
+    const force = setTimeout(() => process.exit(1), drainMs + 10_000);
     force.unref();
-    new Promise((resolve) => setTimeout(resolve, config.drainMs))
+    new Promise((resolve) => setTimeout(resolve, drainMs))
       .then(() => {
         app.log.info({ signal }, 'shutting down');
         return app.close();
@@ -102,8 +102,10 @@ export async function serve(config: Config): Promise<void> {
         process.exit(1);
       });
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  // SIGTERM comes from a supervisor (systemd, an orchestrator): drain. Ctrl-C (SIGINT) is a
+  // person at a terminal: stop at once (op 7 still goes out).
+  process.once('SIGTERM', () => shutdown('SIGTERM', config.drainMs));
+  process.once('SIGINT', () => shutdown('SIGINT', 0));
 }
 
 /** Settings that weaken D37's protection, said where the operator looks at start. */

@@ -103,7 +103,9 @@ export interface Running {
 export function startParley(env: Record<string, string>, timeoutMs = 60_000): Promise<Running> {
   const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
     cwd: REPO,
-    env: childEnv(env),
+    // D53: a SIGTERM drains for PARLEY_DRAIN_MS (default 5 s) first; tests that do not test the
+    // drain keep it short.
+    env: childEnv({ PARLEY_DRAIN_MS: '50', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
+import { AppError } from '../../errors/app-error.js';
 import { sql } from '../../storage/db.js';
 import { metricsContentType, renderMetrics } from '../../metrics/metrics.js';
 import { isAdminBearer } from '../plugins/auth.js';
@@ -71,7 +72,7 @@ export function installOps(app: FastifyInstance, deps: AppDeps): void {
       isLoopbackClient(req) ||
       (adminToken !== undefined && isAdminBearer(req.headers.authorization, adminToken));
     // Same answer as an unknown route: the series are not advertised to strangers.
-    if (!allowed) return reply.callNotFound();
+    if (!allowed) throw new AppError('NOT_FOUND', 'No route GET /metrics');
     return reply.header('content-type', metricsContentType).send(await renderMetrics());
   });
 }
