@@ -1,4 +1,4 @@
-import { hash } from '@node-rs/argon2';
+import { hashPassword } from '../auth/password.js';
 import type { AdminUser, AdminUserDetail, AdminUserPatch, Page } from '@parley/protocol';
 import { invalid, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
@@ -90,7 +90,7 @@ export async function updateUser(
   const set: { name?: string; avatar?: string | null; password_hash?: string } = {};
   if (body.name !== undefined) set.name = body.name;
   if (body.avatar !== undefined) set.avatar = body.avatar;
-  if (body.password !== undefined) set.password_hash = await hash(body.password);
+  if (body.password !== undefined) set.password_hash = await hashPassword(body.password);
   await d.db.transaction().execute(async (trx) => {
     if (Object.keys(set).length > 0)
       await trx.updateTable('users').set(set).where('id', '=', userId).execute();

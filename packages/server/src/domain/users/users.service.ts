@@ -1,4 +1,4 @@
-import { hash } from '@node-rs/argon2';
+import { hashPassword } from '../auth/password.js';
 import type { CreateUserBody, User } from '@parley/protocol';
 import { invalid, notFound } from '../../errors/app-error.js';
 import type { Domain } from '../context.js';
@@ -8,7 +8,7 @@ import { avatarUrl } from '../views.js';
 /** D41: a human user (bots get their user through createBot). */
 export async function createUser(d: Domain, body: CreateUserBody): Promise<User> {
   const id = d.ids.next();
-  const passwordHash = body.password === undefined ? null : await hash(body.password);
+  const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
   await d.db
     .insertInto('users')
     .values({
