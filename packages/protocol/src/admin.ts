@@ -307,3 +307,24 @@ export const AdminStats = Type.Object(
   { title: 'AdminStats', additionalProperties: false },
 );
 export type AdminStats = Static<typeof AdminStats>;
+
+/** D52: an invite's limits, changed by the operator (null: unlimited uses / never expires). */
+export const AdminInvitePatch = Type.Object(
+  {
+    maxUses: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 10_000 }), Type.Null()]),
+    ),
+    expiresInS: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 60, maximum: 30 * 86_400 }), Type.Null()]),
+    ),
+  },
+  { title: 'AdminInvitePatch', additionalProperties: false, minProperties: 1 },
+);
+export type AdminInvitePatch = Static<typeof AdminInvitePatch>;
+
+/** An invite code in a path: what newInviteCode makes, and a little room. */
+export const InviteCodeParam = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+});

@@ -489,6 +489,66 @@ export function adminCommands(config: () => Config): Command {
       ),
     );
 
+  // Invites (D49, D52).
+  const invite = admin.command('invite').description('guild invites');
+  invite
+    .command('create <guildId>')
+    .option('--max-uses <n>', 'uses before it stops working (default unlimited)')
+    .option('--expires-in <seconds>', 'lifetime in seconds (default never)')
+    .action(
+      act(
+        (guildId: string, o: { maxUses?: string; expiresIn?: string }) => ({
+          guildId: id('guildId', guildId),
+          body: {
+            ...(o.maxUses === undefined ? {} : { maxUses: int('max-uses', o.maxUses) }),
+            ...(o.expiresIn === undefined ? {} : { expiresInS: int('expires-in', o.expiresIn) }),
+          },
+        }),
+        (s, ops, i) =>
+          ops.createInvite(s.domain, i.guildId, ops.check(ops.schemas.CreateInviteBody, i.body)),
+      ),
+    );
+  invite
+    .command('list <guildId>')
+    .addOption(json)
+    .action(
+      act(
+        (guildId: string, o: Json) => ({ guildId: id('guildId', guildId), o }),
+        async (s, ops, i) => {
+          const res = await ops.listInvites(s.domain, i.guildId);
+          if (i.o.json) return res;
+          printTable(
+            res.invites.map((v) => ({
+              code: v.code,
+              uses: v.uses,
+              max: v.maxUses,
+              expires: v.expiresAt,
+              url: v.url,
+            })),
+          );
+          return undefined;
+        },
+      ),
+    );
+  invite
+    .command('get <code>')
+    .addOption(json)
+    .action(
+      act(
+        (code: string, o: Json) => ({ code, o }),
+        async (s, ops, i) => one(await ops.getInvite(s.domain, i.code), i.o),
+      ),
+    );
+  invite.command('delete <code>').action(
+    act(
+      (code: string) => code,
+      async (s, ops, code) => {
+        await ops.deleteInvite(s.domain, code);
+        return done(`invite ${code} deleted`)();
+      },
+    ),
+  );
+
   // Messages.
   admin
     .command('message')

@@ -38,6 +38,13 @@ export {
 } from '../domain/users/users.admin.js';
 export { stats } from '../domain/admin/stats.js';
 export {
+  createInvite,
+  deleteInvite,
+  getInvite,
+  listInvites,
+  updateInvite,
+} from '../domain/invites/invites.admin.js';
+export {
   deleteWebhook,
   listDeliveries,
   redeliver,

@@ -88,6 +88,7 @@ export async function deleteMessages(d: Domain, trx: Db, messages: MessageRef[])
 /** Channels and everything in them, without message events (their guild is going, or D49). */
 export async function deleteChannelRows(trx: Db, channelIds: number[]): Promise<void> {
   if (channelIds.length === 0) return;
+  // read_states, and invites/bans of a guild, go by their foreign keys' ON DELETE CASCADE.
   await trx.deleteFrom('messages').where('channel_id', 'in', channelIds).execute();
   await trx.deleteFrom('channel_overwrites').where('channel_id', 'in', channelIds).execute();
   await trx.deleteFrom('channels').where('id', 'in', channelIds).execute();
@@ -116,6 +117,13 @@ export async function purgeGuild(d: Domain, trx: Db, guildId: number): Promise<v
       },
       scope: { kind: 'guild', guildId },
     });
+  // D51: its people hear GUILD_DELETE (the audience is decided after commit, from the members
+  // each node knew: the guild's members as they were).
+  d.people.people(trx, {
+    type: 'GUILD_DELETE',
+    data: { id: guildId },
+    audience: { kind: 'guild', guildId },
+  });
   const channels = await trx
     .selectFrom('channels')
     .select('id')

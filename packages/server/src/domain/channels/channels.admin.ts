@@ -25,22 +25,39 @@ export async function updateChannel(
   channelId: number,
   body: AdminChannelPatch,
 ): Promise<Channel> {
-  await loadGuildChannel(d, channelId);
-  await d.db
-    .updateTable('channels')
-    .set({
-      ...(body.name !== undefined ? { name: body.name } : {}),
-      ...(body.topic !== undefined ? { topic: body.topic } : {}),
-    })
-    .where('id', '=', channelId)
-    .execute();
-  return getChannel(d, channelId);
+  const before = await loadGuildChannel(d, channelId);
+  const after = channelView({
+    ...before,
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.topic !== undefined ? { topic: body.topic } : {}),
+  });
+  await d.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('channels')
+      .set({ name: after.name, topic: after.topic })
+      .where('id', '=', channelId)
+      .execute();
+    d.people.people(trx, {
+      type: 'CHANNEL_UPDATE',
+      data: after,
+      audience: { kind: 'channel', guildId: after.guildId, channelId },
+    });
+  });
+  return after;
 }
 
-/** The channel and its messages (bots are owed no event for a channel: D34 has none). */
+/** The channel and its messages (bots are owed no event for a channel: D34 has none; people
+ * get CHANNEL_DELETE, D51). */
 export async function deleteChannel(d: Domain, channelId: number): Promise<void> {
-  await loadGuildChannel(d, channelId);
-  await d.db.transaction().execute((trx) => deleteChannelRows(trx, [channelId]));
+  const c = await loadGuildChannel(d, channelId);
+  await d.db.transaction().execute(async (trx) => {
+    d.people.people(trx, {
+      type: 'CHANNEL_DELETE',
+      data: { id: channelId, guildId: c.guild_id },
+      audience: { kind: 'channel', guildId: c.guild_id, channelId },
+    });
+    await deleteChannelRows(trx, [channelId]);
+  });
 }
 
 /** D52: any message, whoever wrote it; MESSAGE_DELETE (or DM_MESSAGE_DELETE) as D34 says. */

@@ -8,6 +8,7 @@ import type {
 } from '@parley/protocol';
 import { conflict, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
+import type { Db } from '../../storage/db.js';
 import { nameContains, toPage, type PageQuery } from '../admin/paging.js';
 import { purgeGuild } from '../admin/purge.js';
 import type { Domain } from '../context.js';
@@ -155,14 +156,17 @@ export async function updateRole(
   const role = await loadRole(d, roleId);
   if (body.name !== undefined && role.id === role.guildId && body.name !== '@everyone')
     throw conflict('The @everyone role cannot be renamed');
-  await d.db
-    .updateTable('roles')
-    .set({
-      ...(body.name !== undefined ? { name: body.name } : {}),
-      ...(body.permissions !== undefined ? { permissions: body.permissions } : {}),
-    })
-    .where('id', '=', roleId)
-    .execute();
+  await d.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('roles')
+      .set({
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.permissions !== undefined ? { permissions: body.permissions } : {}),
+      })
+      .where('id', '=', roleId)
+      .execute();
+    await rolesChanged(d, trx, role.guildId);
+  });
   return loadRole(d, roleId);
 }
 
@@ -174,5 +178,21 @@ export async function deleteRole(d: Domain, roleId: number): Promise<void> {
     await trx.deleteFrom('member_roles').where('role_id', '=', roleId).execute();
     await trx.deleteFrom('channel_overwrites').where('role_id', '=', roleId).execute();
     await trx.deleteFrom('roles').where('id', '=', roleId).execute();
+    await rolesChanged(d, trx, role.guildId);
+  });
+}
+
+/** D51: GUILD_ROLES_UPDATE with the guild's roles as they commit. */
+async function rolesChanged(d: Domain, trx: Db, guildId: number): Promise<void> {
+  const roles = await trx
+    .selectFrom('roles')
+    .select(['id', 'name', 'permissions'])
+    .where('guild_id', '=', guildId)
+    .orderBy('id')
+    .execute();
+  d.people.people(trx, {
+    type: 'GUILD_ROLES_UPDATE',
+    data: { guildId, roles },
+    audience: { kind: 'guild', guildId },
   });
 }

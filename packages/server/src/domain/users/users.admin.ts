@@ -1,8 +1,9 @@
 import { hashPassword } from '../auth/password.js';
 import type { AdminUser, AdminUserDetail, AdminUserPatch, Page } from '@parley/protocol';
-import { invalid, notFound } from '../../errors/app-error.js';
+import { conflict, invalid, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
-import type { Db } from '../../storage/db.js';
+import { isUniqueViolation, type Db } from '../../storage/db.js';
+import { nameKey } from '../../storage/name-key.js';
 import { nameContains, toPage, type PageQuery } from '../admin/paging.js';
 import { purgeBot, purgeGuild, purgeUserRows } from '../admin/purge.js';
 import type { Domain } from '../context.js';
@@ -14,17 +15,18 @@ interface UserRow {
   name: string;
   avatar: string | null;
   is_bot: number;
+  disabled: number;
   created_at: number;
 }
 
-const columns = ['id', 'name', 'avatar', 'is_bot', 'created_at'] as const;
+const columns = ['id', 'name', 'avatar', 'is_bot', 'disabled', 'created_at'] as const;
 
 const view = (d: Domain, r: UserRow): AdminUser => ({
   id: r.id,
   name: r.name,
   avatar: avatarUrl(d.urls, r.avatar),
   isBot: r.is_bot === 1,
-  disabled: false,
+  disabled: r.disabled === 1,
   createdAt: iso(r.created_at),
 });
 
@@ -87,26 +89,46 @@ export async function updateUser(
   const row = await loadUser(d.db, userId);
   if (row.is_bot === 1 && (body.password !== undefined || body.disabled !== undefined))
     throw invalid('userId', 'is a bot user: change its bot instead (/admin/v1/bots)');
-  const set: { name?: string; avatar?: string | null; password_hash?: string } = {};
-  if (body.name !== undefined) set.name = body.name;
+  const set: {
+    name?: string;
+    name_key?: string;
+    avatar?: string | null;
+    password_hash?: string;
+    disabled?: number;
+  } = {};
+  if (body.name !== undefined) {
+    set.name = body.name;
+    // D46: a person's name is their login, unique ignoring case (bot users' names are not).
+    if (row.is_bot === 0) set.name_key = nameKey(body.name);
+  }
+  if (body.disabled !== undefined) set.disabled = body.disabled ? 1 : 0;
   if (body.avatar !== undefined) set.avatar = body.avatar;
   if (body.password !== undefined) set.password_hash = await hashPassword(body.password);
-  await d.db.transaction().execute(async (trx) => {
-    if (Object.keys(set).length > 0)
-      await trx.updateTable('users').set(set).where('id', '=', userId).execute();
-    if (body.password !== undefined || body.disabled === true) await endSessionsIn(trx, userId);
-  });
+  try {
+    await d.db.transaction().execute(async (trx) => {
+      if (Object.keys(set).length > 0)
+        await trx.updateTable('users').set(set).where('id', '=', userId).execute();
+      // D47/D52: a new password or disabling ends every session; connections close with 4004.
+      if (body.password !== undefined || body.disabled === true)
+        await endSessionsIn(d, trx, userId);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict('That name is taken (names ignore case, D46)');
+    throw err;
+  }
   return getUser(d, userId);
 }
 
-async function endSessionsIn(trx: Db, userId: number): Promise<void> {
+async function endSessionsIn(d: Domain, trx: Db, userId: number): Promise<void> {
   await trx.deleteFrom('user_sessions').where('user_id', '=', userId).execute();
+  // After commit every node closes the gateway connections of the ended sessions (4004).
+  d.people.sessionsChanged(trx, userId);
 }
 
 /** DELETE /admin/v1/users/:userId/sessions: every session of the person ends (D47: 401 next). */
 export async function endUserSessions(d: Domain, userId: number): Promise<void> {
   await loadUser(d.db, userId);
-  await d.db.transaction().execute((trx) => endSessionsIn(trx, userId));
+  await d.db.transaction().execute((trx) => endSessionsIn(d, trx, userId));
 }
 
 /**
@@ -135,6 +157,7 @@ export async function deleteUser(d: Domain, userId: number): Promise<void> {
       .execute();
     for (const b of bots) await purgeBot(d, trx, b.id);
     await purgeUserRows(d, trx, userId);
+    d.people.sessionsChanged(trx, userId);
     const res = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
     if (res.numDeletedRows === 0n) throw notFound('user');
   });
