@@ -20,7 +20,7 @@ export function printConfig(config: Config, env: Record<string, string | undefin
     else if (typeof value === 'object') {
       const r = value as { rate: number; burst: number };
       shown = `${r.rate}/${r.burst}`;
-    } else shown = String(value as string | number | boolean);
+    } else shown = typeof value === 'string' ? value : JSON.stringify(value);
     return { name: s.name, shown, from: env[s.name] !== undefined ? 'set' : 'default' };
   });
   const w = Math.max(...rows.map((r) => r.name.length));

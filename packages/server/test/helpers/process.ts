@@ -52,13 +52,18 @@ export interface Exited {
   stderr: string;
 }
 
+/** `bin/parley.js`: what `npm run parley` and `npx parley` run (the compiled bundle). */
+export const BIN = 'packages/server/bin/parley.js';
+
 /** Run `parley <args>` to completion (killed after `timeoutMs`). */
 export function runParley(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 30_000,
+  how: 'source' | 'bin' = 'source',
 ): Promise<Exited> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const argv = how === 'bin' ? [BIN, ...args] : ['--import', 'tsx', CLI, ...args];
+  const proc = spawn(process.execPath, argv, {
     cwd: REPO,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
