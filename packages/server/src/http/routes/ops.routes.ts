@@ -34,15 +34,15 @@ export function installOps(app: FastifyInstance, deps: AppDeps): void {
   const redisUrl = deps.domain.config.redisUrl;
   const pingRedis = async (): Promise<void> => {
     if (redisUrl === undefined) return;
-    redis ??= import('ioredis').then(
-      ({ Redis }) =>
-        new Redis(redisUrl, {
-          lazyConnect: false,
-          maxRetriesPerRequest: 0,
-          enableOfflineQueue: false,
-          connectTimeout: PROBE_TIMEOUT_MS,
-        }),
-    );
+    redis ??= import('ioredis').then(({ Redis }) => {
+      // Commands wait for the connection (offline queue); the probe's timeout bounds them.
+      const client = new Redis(redisUrl, {
+        maxRetriesPerRequest: 1,
+        connectTimeout: PROBE_TIMEOUT_MS,
+      });
+      client.on('error', () => {}); // a down Redis is a 503 here, not a crash or log noise
+      return client;
+    });
     const client = await redis;
     await client.ping();
   };
