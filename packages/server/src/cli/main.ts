@@ -16,6 +16,12 @@ import { CliError } from './open.js';
  * runs (a CLI command answers in well under a second, issue #13).
  */
 
+// `parley admin user list | head`: a reader that stops early is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 const operatorDir = operatorDirectory(process.env);
 if (operatorDir !== undefined) process.chdir(operatorDir);
 
