@@ -95,11 +95,14 @@ dbDescribe('operator API: invites and disabled people (D49, D52)', () => {
     expectError(await h.as(second.body.token).get('/bot/me'), 401, 'UNAUTHORIZED');
     const listed = await h.admin.get('/users?q=troll');
     expect(listed.body.items[0].disabled).toBe(true);
+    // D52: no session for a disabled person, not even from the operator.
+    expectError(await h.admin.post(`/users/${u.id}/sessions`), 403, 'FORBIDDEN');
     const back = await expectStatus(
       await h.admin.patch(`/users/${u.id}`, { disabled: false }),
       200,
     );
     expect(back.body.disabled).toBe(false);
+    await expectStatus(await h.admin.post(`/users/${u.id}/sessions`), 201);
     const bot = await expectStatus(await h.admin.post('/bots', { ownerId: u.id, name: 'b' }), 201);
     expectError(
       await h.admin.patch(`/users/${bot.body.bot.botUser.id}`, { disabled: true }),

@@ -1,6 +1,6 @@
 import { hashPassword } from '../auth/password.js';
 import type { CreateUserBody, User } from '@parley/protocol';
-import { invalid, notFound } from '../../errors/app-error.js';
+import { forbidden, invalid, notFound } from '../../errors/app-error.js';
 import type { Domain } from '../context.js';
 import { newSessionId, newSessionToken, hashSessionToken } from '../auth/session-token.js';
 import { avatarUrl } from '../views.js';
@@ -28,11 +28,13 @@ export async function createUser(d: Domain, body: CreateUserBody): Promise<User>
 export async function createSession(d: Domain, userId: number): Promise<{ token: string }> {
   const user = await d.db
     .selectFrom('users')
-    .select(['id', 'is_bot'])
+    .select(['id', 'is_bot', 'disabled'])
     .where('id', '=', userId)
     .executeTakeFirst();
   if (!user) throw notFound('user');
   if (user.is_bot) throw invalid('userId', 'is a bot user: bots authenticate with their bot token');
+  // D52: a disabled person gets no session, not even through the operator.
+  if (user.disabled === 1) throw forbidden('This user is disabled');
   const token = newSessionToken();
   const now = d.clock.now();
   await d.db
