@@ -9,7 +9,7 @@ import {
 } from '../helpers/harness.js';
 import { startLiveServer, type LiveServer } from '../helpers/live-server.js';
 import { histogramCount, parsePrometheus, sample, type Family } from '../helpers/prometheus.js';
-import { Receiver } from '../helpers/receiver.js';
+import { Receiver, status } from '../helpers/receiver.js';
 
 // D53: /metrics in the Prometheus text format, read by an outside parser, over real HTTP: a
 // request (by route template), a gateway connection and a webhook try show up.
@@ -19,13 +19,17 @@ dbDescribe('metrics, health and readiness (D53)', () => {
   let origin: string;
   let worker: WebhookWorker;
   let receiver: Receiver;
+  const failures: Array<{ botId: number; status: number | null; latencyMs: number }> = [];
 
   beforeAll(async () => {
     live = await startLiveServer({
       env: { PARLEY_WEBHOOK_ALLOW_INSECURE: 'true', PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' },
     });
     origin = live.gatewayUrl.replace(/^ws/, 'http').replace(/\/gateway$/, '');
-    worker = new WebhookWorker(live.h.services.domain, { pollMs: 20 });
+    worker = new WebhookWorker(live.h.services.domain, {
+      pollMs: 20,
+      logFailure: (o) => failures.push(o),
+    });
     live.h.services.events.onWebhooks(() => worker.wake());
     worker.start();
     w = await makeWorld(live.h);
@@ -138,5 +142,18 @@ dbDescribe('metrics, health and readiness (D53)', () => {
     });
     expect(wrong.status).toBe(404);
     await scrape({ ...proxied, authorization: `Bearer ${ADMIN_TOKEN}` });
+  });
+
+  it('a failed webhook try is counted by outcome and reported for the log (bot, status, latency)', async () => {
+    const before = await scrape();
+    const failed = sample(before, 'parley_webhook_tries_total', { outcome: 'http_error' }) ?? 0;
+    receiver.answer(status(500));
+    await expectStatus(await live.h.admin.post(`/bots/${w.bot.id}/webhook/test`), 200);
+    for (let i = 0; i < 100 && failures.length === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(failures[0]).toMatchObject({ botId: w.bot.id, status: 500 });
+    expect(failures[0]?.latencyMs).toBeGreaterThanOrEqual(0);
+    const after = await scrape();
+    expect(sample(after, 'parley_webhook_tries_total', { outcome: 'http_error' })).toBe(failed + 1);
   });
 });
