@@ -4,7 +4,7 @@
 // runs its hooks in a thread with a V8 isolate of its own (~30 MiB of RSS for the life of the
 // server). Our own TypeScript (and the workspace's @parley/protocol, which is TypeScript source
 // too) is bundled; every npm package stays an external import resolved from node_modules as
-// usual — native addons (better-sqlite3, @node-rs/argon2) cannot be bundled, and packages that
+// usual (except the few pure-ESM libraries in BUNDLED) — native addons (better-sqlite3, @node-rs/argon2) cannot be bundled, and packages that
 // find files next to themselves (@fastify/swagger-ui's static assets) break when moved, so none
 // are bundled rather than a hand-kept list of exceptions.
 //
@@ -29,6 +29,8 @@ const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const outDir = path.join(serverDir, 'dist');
 const ENTRY = 'parley.js';
 const STALE_MS = 24 * 3600_000;
+/** npm packages bundled in (pure JavaScript ESM, nothing read from beside themselves) */
+const BUNDLED = /^(typebox|kysely|jose)(\/|$)/;
 const started = Date.now();
 
 const result = await build({
@@ -49,9 +51,13 @@ const result = await build({
     {
       name: 'external-packages',
       setup(b) {
-        // Bare specifiers are npm packages (external), except our own workspace packages.
+        // Bare specifiers are npm packages (external), except our own workspace packages and
+        // the pure-ESM libraries of many small modules: loading typebox, kysely and jose file by
+        // file was most of a CLI command's time (issue #13: ~2,500 module resolutions).
         b.onResolve({ filter: /^[^./]/ }, (args) =>
-          args.path.startsWith('@parley/') ? undefined : { path: args.path, external: true },
+          args.path.startsWith('@parley/') || BUNDLED.test(args.path)
+            ? undefined
+            : { path: args.path, external: true },
         );
       },
     },

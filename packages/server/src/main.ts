@@ -4,28 +4,37 @@ import type { Config } from './config/config.js';
 import { sweepOrphanBlobs } from './domain/files/files.service.js';
 import { startRetention } from './domain/retention.js';
 import { buildApp } from './http/app.js';
+import type { Lifecycle } from './http/routes/ops.routes.js';
 import { openServices } from './services.js';
+import { claimServerLock } from './storage/server-lock.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
 /**
  * `parley serve`: read config → build dependencies → listen; graceful shutdown on SIGTERM/SIGINT.
  */
 export async function serve(config: Config): Promise<void> {
+  // D53: /readyz is 503 until everything below is up, and again while draining.
+  const lifecycle: Lifecycle = { phase: 'starting' };
   const services = await openServices(config).catch((err: unknown) => {
     // D42: say which setting to look at, in one line.
     throw new Error(
       `cannot open the database (PARLEY_DATABASE_URL): ${err instanceof Error ? err.message : String(err)}`,
     );
   });
+  // `parley restore` refuses while this lock names a live process (SQLite only).
+  const lock = claimServerLock(config.databaseUrl);
   const https =
     config.tlsCert && config.tlsKey
       ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }
       : undefined;
   // D39: deliveries are durable rows; the worker picks up what a previous run left pending.
-  const webhooks = new WebhookWorker(services.domain);
+  let logFailure = (_o: object): void => {};
+  const webhooks = new WebhookWorker(services.domain, {
+    logFailure: (o) => logFailure(o),
+  });
   services.events.onWebhooks(() => webhooks.wake());
   const app = await buildApp(
-    { ...services, webhooks },
+    { ...services, webhooks, lifecycle },
     {
       logger: { level: config.logLevel },
       ...(https ? { https } : {}),
@@ -37,8 +46,10 @@ export async function serve(config: Config): Promise<void> {
       { path: t.path, from: `0${t.from.toString(8)}`, to: `0${t.to.toString(8)}` },
       'tightened the mode of a data file or directory: it was readable by other local accounts',
     );
+  logFailure = (o) => app.log.info(o, 'webhook try failed');
   await app.listen({ host: config.host, port: config.port });
   webhooks.start();
+  lifecycle.phase = 'ready';
   // Disk held by uploads a crash interrupted (files.service.ts): at start, then hourly.
   const sweep = (): void => {
     sweepOrphanBlobs(services.domain, services.blobs)
@@ -68,29 +79,55 @@ export async function serve(config: Config): Promise<void> {
       `  Docs     ${u.origin}/docs   (OpenAPI: ${u.origin}/openapi.json)`,
       `  Operator ${config.adminToken ? `${u.origin}/admin/v1` : 'disabled (set PARLEY_ADMIN_TOKEN)'}`,
       `  Data     ${config.dataDir}${services.domain.dialect === 'sqlite' ? ` (${config.databaseUrl.slice('sqlite:'.length)})` : ''}`,
+      `  Health   ${u.origin}/healthz, ${u.origin}/readyz, ${u.origin}/metrics (loopback or admin token)`,
+      ...startWarnings(config),
       '',
     ].join('\n'),
   );
 
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, drainMs: number) => {
     if (closing) return;
     closing = true;
     clearInterval(sweeper);
     retention.stop();
-    app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    // D53: first /readyz turns 503 so the load balancer stops sending new requests and
+    // connections here; after the drain delay the gateway tells its clients op 7 (reconnect,
+    // elsewhere) and the node stops.
+    lifecycle.phase = 'draining';
+    app.log.info({ signal, drainMs }, 'draining: /readyz answers 503');
+    const force = setTimeout(() => process.exit(1), drainMs + 10_000);
     force.unref();
-    app
-      .close()
+    new Promise((resolve) => setTimeout(resolve, drainMs))
+      .then(() => {
+        app.log.info({ signal }, 'shutting down');
+        return app.close();
+      })
       .then(() => webhooks.stop())
       .then(() => services.close())
+      .then(() => lock.release())
       .then(() => process.exit(0))
       .catch((err: unknown) => {
         app.log.error({ err }, 'shutdown failed');
         process.exit(1);
       });
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  // SIGTERM comes from a supervisor (systemd, an orchestrator): drain. Ctrl-C (SIGINT) is a
+  // person at a terminal: stop at once (op 7 still goes out).
+  process.once('SIGTERM', () => shutdown('SIGTERM', config.drainMs));
+  process.once('SIGINT', () => shutdown('SIGINT', 0));
+}
+
+/** Settings that weaken D37's protection, said where the operator looks at start. */
+export function startWarnings(config: Config): string[] {
+  const out: string[] = [];
+  if (config.webhookAllowInsecure)
+    out.push(
+      '  WARNING  PARLEY_WEBHOOK_ALLOW_INSECURE is on: webhooks may be sent over plain http://',
+    );
+  if (config.webhookAllowPrivate)
+    out.push(
+      '  WARNING  PARLEY_WEBHOOK_ALLOW_PRIVATE is on: webhooks may reach loopback and private addresses',
+    );
+  return out;
 }

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import {
   ConfigError,
@@ -8,13 +7,21 @@ import {
   operatorDirectory,
   type Config,
 } from '../config/config.js';
-import { AppError } from '../errors/app-error.js';
 import { adminCommands } from './admin.commands.js';
-import { seedDemo } from './seed.js';
-import { generateOpenApi } from './openapi.js';
+import { CliError } from './open.js';
 import { listenCommand } from './listen.js';
 
-/** `parley …`: one entry point for the server, the operator commands and the tooling. */
+/**
+ * `parley …`: one entry point for the server, the operator commands and the tooling.
+ * Only what every command needs is imported here; each command imports its own code when it
+ * runs (a CLI command answers in well under a second, issue #13).
+ */
+
+// `parley admin user list | head`: a reader that stops early is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 
 const operatorDir = operatorDirectory(process.env);
 if (operatorDir !== undefined) process.chdir(operatorDir);
@@ -26,7 +33,12 @@ function config(): Config {
 
 const program = new Command('parley')
   .description('Parley chat platform server')
-  .showHelpAfterError();
+  .option('--data-dir <dir>', 'data directory (instead of PARLEY_DATA_DIR, default ./data)')
+  .showHelpAfterError()
+  .hook('preAction', (cmd) => {
+    const dir = cmd.opts<{ dataDir?: string }>().dataDir;
+    if (dir !== undefined) process.env['PARLEY_DATA_DIR'] = dir;
+  });
 
 program
   .command('serve', { isDefault: true })
@@ -41,7 +53,7 @@ program.addCommand(listenCommand());
 
 program
   .command('seed')
-  .description('create sample data')
+  .description('create sample data (creates the database if there is none)')
   .addOption(
     new Option(
       '--demo',
@@ -49,15 +61,36 @@ program
     ).makeOptionMandatory(),
   )
   .action(async () => {
+    const { seedDemo } = await import('./seed.js');
     await seedDemo(config());
   });
 
 program
   .command('config')
-  .description('print the configuration variables')
-  .option('--markdown', 'as the README table')
-  .action(() => {
-    process.stdout.write(configMarkdownTable() + '\n');
+  .description('print the settings in effect (secrets masked)')
+  .option('--markdown', 'the documentation table of every variable (README)')
+  .action(async (opts: { markdown?: boolean }) => {
+    if (opts.markdown) process.stdout.write(configMarkdownTable() + '\n');
+    else {
+      const { printConfig } = await import('./config.command.js');
+      printConfig(config(), process.env);
+    }
+  });
+
+program
+  .command('backup <file>')
+  .description('write a consistent copy of the SQLite database, also while the server runs')
+  .action(async (file: string) => {
+    const { backup } = await import('./backup.js');
+    await backup(config(), file);
+  });
+
+program
+  .command('restore <file>')
+  .description('replace the SQLite database with a backup (refused while a server uses it)')
+  .action(async (file: string) => {
+    const { restore } = await import('./backup.js');
+    await restore(config(), file);
   });
 
 program
@@ -65,14 +98,21 @@ program
   .description('write the OpenAPI document')
   .requiredOption('--out <file>', 'where to write it')
   .action(async (opts: { out: string }) => {
+    const [{ writeFileSync }, { generateOpenApi }] = await Promise.all([
+      import('node:fs'),
+      import('./openapi.js'),
+    ]);
     writeFileSync(opts.out, (await generateOpenApi()) + '\n');
   });
 
 // Bad configuration or input stops with one clear line (D42), never a stack trace.
 program.parseAsync(process.argv).catch((err: unknown) => {
+  const e = err as { name?: string; code?: string; message?: string };
   if (err instanceof ConfigError)
     process.stderr.write(`parley: bad configuration: ${err.message}\n`);
-  else if (err instanceof AppError) process.stderr.write(`parley: ${err.code}: ${err.message}\n`);
+  else if (err instanceof CliError)
+    process.stderr.write(`parley: ${err.code ? `${err.code}: ` : ''}${err.message}\n`);
+  else if (e?.name === 'AppError') process.stderr.write(`parley: ${e.code}: ${e.message}\n`);
   else process.stderr.write(`parley: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

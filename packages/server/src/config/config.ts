@@ -34,6 +34,8 @@ export interface Config {
   readonly trustProxy: boolean | number | string;
   readonly nodeId: number;
   readonly logLevel: string;
+  /** D53: after SIGTERM, /readyz answers 503 this long before the gateway closes (op 7) */
+  readonly drainMs: number;
   readonly rateGlobal: RateSpec | null;
   readonly rateMessages: RateSpec | null;
   readonly rateGateway: RateSpec | null;
@@ -314,6 +316,13 @@ export const CONFIG_SPEC = [
         throw new ConfigError(n, `unknown level "${r}"`);
       return r;
     },
+  }),
+  spec({
+    name: 'PARLEY_DRAIN_MS',
+    key: 'drainMs',
+    default: '5000',
+    doc: 'On SIGTERM, `/readyz` answers 503 for this long (the load balancer stops sending) before gateway clients get op 7 and the node stops (D53).',
+    parse: int(0, 600_000),
   }),
   spec({
     name: 'PARLEY_RATE_GLOBAL',

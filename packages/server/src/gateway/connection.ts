@@ -1,3 +1,4 @@
+import { dispatched } from '../metrics/metrics.js';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { RateSpec } from '../config/config.js';
@@ -188,8 +189,10 @@ export class GatewayConnection implements StreamSink {
       const s = e.seq - this.readySeq + 1;
       if (e.kind === EntryKind.EVENT) {
         if (e.type === null || e.data === null) continue;
-        if (this.stateValue === 'replaying') this.replayed++;
+        const replaying = this.stateValue === 'replaying';
+        if (replaying) this.replayed++;
         this.send(dispatchFrame(e.type, s, e.data));
+        dispatched('bot', replaying ? undefined : e.createdAt); // D53
       } else if (e.seq === this.claimSeq) {
         // Our own RESUMED marker: the replay is complete (D31).
         if (e.kind === EntryKind.RESUMED && this.sessionId !== undefined) {
@@ -237,8 +240,12 @@ export class GatewayConnection implements StreamSink {
     this.sub?.close();
   }
 
+  /** the close code the connection ended with (ours, or the client's) */
+  endCode: number | undefined;
+
   private onSocketClose(effective: number): void {
     this.stop();
+    this.endCode = effective;
     void (async () => {
       // The handshake may still be taking the session: settle it once it has.
       await this.established;

@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import type { Domain } from '../domain/context.js';
 import type { Signal } from '../events/bus.js';
 import type { EventsRuntime } from '../events/runtime.js';
+import { connectionClosed, connectionOpened } from '../metrics/metrics.js';
 import { Close } from './close-codes.js';
 import { PeopleHub } from './people-hub.js';
 import { PersonConnection, type PersonIdentity } from './person-connection.js';
@@ -31,6 +32,7 @@ export class PeopleGateway {
     private readonly events: EventsRuntime,
     private readonly presence: PresenceTracker,
     private readonly log: (err: unknown, msg: string) => void,
+    private readonly info: (fields: Record<string, unknown>, msg: string) => void = () => {},
   ) {
     this.hub = new PeopleHub({ db: domain.db, log });
   }
@@ -68,6 +70,10 @@ export class PeopleGateway {
         finished: (x) => {
           this.conns.delete(x);
           this.presence.down(x.userId);
+          // D53 / issue #13: the gauge, and one info line per connection closed.
+          const code = x.endCode ?? 1006;
+          connectionClosed('person', code);
+          this.info({ kind: 'person', userId: x.userId, code }, 'gateway connection closed');
         },
         log: this.log,
       },
@@ -77,6 +83,8 @@ export class PeopleGateway {
     this.conns.add(conn);
     this.presence.up(person.userId);
     conn.start();
+    connectionOpened('person');
+    this.info({ kind: 'person', userId: person.userId }, 'gateway connection opened');
   }
 
   private onSignal(s: Signal): void {

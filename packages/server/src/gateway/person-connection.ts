@@ -164,8 +164,12 @@ export class PersonConnection implements SessionSink {
     this.close(Close.SERVICE_RESTART, 'server restarting');
   }
 
+  /** the close code the connection ended with (ours, or the client's) */
+  endCode: number | undefined;
+
   private onSocketClose(code: number): void {
     this.closedState = true;
+    this.endCode = code;
     const s = this.session;
     if (s && s.sink === this) {
       s.sink = undefined;

@@ -14,6 +14,7 @@ import { clientAddress } from '../http/client-address.js';
 import { chargeBucket } from '../http/plugins/rate-limit.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Close } from './close-codes.js';
+import { connectionClosed, connectionOpened, rateLimitRefused } from '../metrics/metrics.js';
 import { GatewayConnection, type BotIdentity } from './connection.js';
 import { PeopleGateway } from './people-gateway.js';
 import type { PersonIdentity } from './person-connection.js';
@@ -64,7 +65,9 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
     redisUrl: config.redisUrl,
     log,
   });
-  const people = new PeopleGateway(domain, events, presence, log);
+  const people = new PeopleGateway(domain, events, presence, log, (fields, msg) =>
+    app.log.info(fields, msg),
+  );
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_FRAME_BYTES,
@@ -183,6 +186,9 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
           finished: (c) => {
             registry.remove(c);
             presence.down(botUserId);
+            const code = c.endCode ?? 1006;
+            connectionClosed('bot', code);
+            app.log.info({ kind: 'bot', botId: c.bot.botId, code }, 'gateway connection closed');
           },
           log,
         },
@@ -192,6 +198,9 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
       registry.add(conn);
       presence.up(botUserId);
       conn.start();
+      // D53 / issue #13: one info line per connection opened and closed, and the gauge.
+      connectionOpened('bot');
+      app.log.info({ kind: 'bot', botId: bot.botId }, 'gateway connection opened');
     });
   };
 
@@ -232,6 +241,7 @@ function resumeParams(url: URL): { sessionId: string; seq: number } | undefined 
 
 /** D28: 429 with Retry-After (whole seconds) and retryAfter (fractional). */
 function tooFast(retryAfterMs: number, rule: string): AppError {
+  rateLimitRefused('gateway-connect');
   const retryAfter = retryAfterMs / 1000;
   return new AppError(
     'RATE_LIMIT_EXCEEDED',

@@ -31,6 +31,8 @@ import { dmRoutes } from './routes/dm.routes.js';
 import { fileRoutes } from './routes/files.routes.js';
 import { memberRoutes } from './routes/members.routes.js';
 import { messageRoutes } from './routes/messages.routes.js';
+import { installOps, type Lifecycle } from './routes/ops.routes.js';
+import { httpRequest } from '../metrics/metrics.js';
 
 export interface AppDeps {
   readonly domain: Domain;
@@ -41,6 +43,8 @@ export interface AppDeps {
   readonly events: EventsRuntime;
   /** the webhook worker, woken when a route enqueues a delivery (absent in tools and tests) */
   readonly webhooks?: { wake(): void } | undefined;
+  /** D53: starting / ready / draining, for /readyz (absent: ready, as in tests) */
+  readonly lifecycle?: Lifecycle | undefined;
 }
 
 export interface AppOptions {
@@ -99,6 +103,15 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  // D53: requests by route TEMPLATE (never the raw URL: ids would make unbounded series).
+  app.addHook('onResponse', async (req, reply) => {
+    httpRequest(
+      req.method,
+      req.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime,
+    );
+  });
   installValidation(app);
   app.addSchema(ErrorBodyShared);
   installJsonParser(app);
@@ -113,7 +126,7 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
 
   // /openapi.json and /docs, their libraries loaded on first use; before every other route.
   installDocs(app, deps.domain.urls.origin);
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  installOps(app, deps); // /healthz, /readyz, /metrics (D53)
 
   await app.register(
     async (api) => {

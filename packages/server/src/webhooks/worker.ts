@@ -5,6 +5,7 @@ import type { WebhookDeliveriesTable } from '../storage/schema-webhooks.js';
 import { nextDelayMs, parseRetryAfter } from './backoff.js';
 import { sign } from './signing.js';
 import { checkUrlForm, checkedLookup, UnsafeTargetError } from './ssrf-guard.js';
+import { webhookTry } from '../metrics/metrics.js';
 import { policyOf } from './webhooks.service.js';
 
 /**
@@ -30,6 +31,13 @@ export interface WorkerOptions {
   /** D39: an answer must come within 10 s */
   timeoutMs?: number;
   random?: () => number;
+  /** issue #13: one info line per failed try (bot, status, latency) */
+  logFailure?: (o: {
+    botId: number;
+    status: number | null;
+    latencyMs: number;
+    error: string;
+  }) => void;
 }
 
 /** D50: the first 4 KiB of each answer is kept; no more is ever read. */
@@ -85,6 +93,7 @@ export class WebhookWorker {
   private readonly pollMs: number;
   private readonly timeoutMs: number;
   private readonly random: () => number;
+  private readonly logFailure: WorkerOptions['logFailure'];
   private readonly agent: Agent;
   private readonly inFlight = new Map<number, number>();
   /** each bot's current cap (absent: `perBot`), grown by fast answers, reset by anything else */
@@ -117,6 +126,7 @@ export class WebhookWorker {
     this.pollMs = opts.pollMs ?? 250;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.random = opts.random ?? Math.random;
+    this.logFailure = opts.logFailure;
     this.agent = new Agent({
       connect: { lookup: checkedLookup(policyOf(d)), timeout: this.timeoutMs },
       keepAliveTimeout: 10_000,
@@ -429,8 +439,20 @@ export class WebhookWorker {
     }
     const latency = Math.round(performance.now() - started);
     const tried = { at: startedAt, body: responseBody };
+    // D53: tries by outcome and their latency.
+    webhookTry(
+      error === null
+        ? 'delivered'
+        : error.startsWith('refused')
+          ? 'refused'
+          : status === null
+            ? 'network_error'
+            : 'http_error',
+      latency,
+    );
     if (error === null)
       return this.outcome(row, attempt, { delivered: true, status, latency, tried });
+    this.logFailure?.({ botId: row.bot_id, status, latencyMs: latency, error });
     return this.outcome(row, attempt, {
       status,
       latency,

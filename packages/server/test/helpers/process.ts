@@ -52,13 +52,18 @@ export interface Exited {
   stderr: string;
 }
 
+/** `bin/parley.js`: what `npm run parley` and `npx parley` run (the compiled bundle). */
+export const BIN = 'packages/server/bin/parley.js';
+
 /** Run `parley <args>` to completion (killed after `timeoutMs`). */
 export function runParley(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 30_000,
+  how: 'source' | 'bin' = 'source',
 ): Promise<Exited> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const argv = how === 'bin' ? [BIN, ...args] : ['--import', 'tsx', CLI, ...args];
+  const proc = spawn(process.execPath, argv, {
     cwd: REPO,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -103,7 +108,9 @@ export interface Running {
 export function startParley(env: Record<string, string>, timeoutMs = 60_000): Promise<Running> {
   const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
     cwd: REPO,
-    env: childEnv(env),
+    // D53: a SIGTERM drains for PARLEY_DRAIN_MS (default 5 s) first; tests that do not test the
+    // drain keep it short.
+    env: childEnv({ PARLEY_DRAIN_MS: '50', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

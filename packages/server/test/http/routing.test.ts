@@ -73,7 +73,8 @@ dbDescribe('routing: 404 and 405 (D2)', () => {
       ['PATCH', '/api/v1/dm/channels/1/messages/2', ['DELETE', 'PUT'], 'bot'],
       // The path's shape decides, not whether its ids are valid or exist.
       ['PATCH', '/api/v1/channels/abc/messages', ['GET', 'HEAD', 'POST'], 'bot'],
-      ['GET', '/admin/v1/users', ['POST'], 'admin'],
+      // D52: GET now lists users (it was the 405 issue #13 complained of).
+      ['PUT', '/admin/v1/users', ['GET', 'HEAD', 'POST'], 'admin'],
       ['GET', '/admin/v1/bots/1/token', ['POST'], 'admin'],
       ['POST', '/healthz', ['GET', 'HEAD'], 'none'],
       ['DELETE', '/cdn/avatars/default.png', ['GET', 'HEAD'], 'none'],

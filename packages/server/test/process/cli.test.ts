@@ -14,7 +14,8 @@ import { runParley, tempDir } from '../helpers/process.js';
 // that file). The old token is refused on the server's very next request (D8); the new one works.
 
 function expectOneErrorLine(stderr: string, code: string): void {
-  const lines = stderr.split('\n').filter((l) => l !== '');
+  // D52: the database the command opened is named first; then one line for the error.
+  const lines = stderr.split('\n').filter((l) => l !== '' && !l.startsWith('parley: database '));
   expect(lines, stderr).toHaveLength(1);
   expect(lines[0]).toContain(code);
   expect(stderr).not.toMatch(/\n\s+at |\.ts:\d+/);
@@ -41,7 +42,8 @@ describe('parley admin bot … on a shared SQLite file (D8, D41)', () => {
     expect((await h.as(old).get('/bot/me')).status).toBe(200);
     const r = await runParley(['admin', 'bot', 'reset-token', String(w.bot.id)], env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toBe('');
+    // D52: the CLI always names the database it opened (on stderr: stdout stays JSON).
+    expect(r.stderr).toBe(`parley: database SQLite ${file}\n`);
     const printed = JSON.parse(r.stdout) as { token: string };
     expect(Object.keys(printed)).toEqual(['token']);
     expect(printed.token).not.toBe(old);

@@ -1,6 +1,6 @@
-import { hash } from '@node-rs/argon2';
+import { hashPassword } from '../auth/password.js';
 import type { CreateUserBody, User } from '@parley/protocol';
-import { conflict, invalid, notFound } from '../../errors/app-error.js';
+import { conflict, forbidden, invalid, notFound } from '../../errors/app-error.js';
 import { isUniqueViolation, type Db } from '../../storage/db.js';
 import { nameKey } from '../../storage/name-key.js';
 import type { Domain } from '../context.js';
@@ -18,7 +18,7 @@ const USER_AGENT_MAX = 256;
  * unique among people ignoring case: a taken name → 409.
  */
 export async function createUser(d: Domain, body: CreateUserBody): Promise<User> {
-  const passwordHash = body.password === undefined ? null : await hash(body.password);
+  const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
   return insertPerson(d, d.db, { name: body.name, avatar: body.avatar ?? null, passwordHash });
 }
 
@@ -65,11 +65,13 @@ export async function createSession(
   const db = opts.trx ?? d.db;
   const user = await db
     .selectFrom('users')
-    .select(['id', 'is_bot'])
+    .select(['id', 'is_bot', 'disabled'])
     .where('id', '=', userId)
     .executeTakeFirst();
   if (!user) throw notFound('user');
   if (user.is_bot) throw invalid('userId', 'is a bot user: bots authenticate with their bot token');
+  // D52: a disabled person gets no session, not even through the operator.
+  if (user.disabled === 1) throw forbidden('This user is disabled');
   const token = newSessionToken();
   const id = newSessionId();
   const now = d.clock.now();

@@ -27,6 +27,17 @@ export const botAuth =
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
+/** The Authorization header carries the admin token (constant-time comparison of hashes). */
+export function isAdminBearer(header: string | undefined, adminToken: string): boolean {
+  let given: string;
+  try {
+    given = bearerToken(header);
+  } catch {
+    return false;
+  }
+  return timingSafeEqual(digest(given), digest(adminToken));
+}
+
 /**
  * D41: the operator API. Without a configured admin token the whole surface is 404 (it does not
  * exist); with one, the bearer is compared in constant time (hashes of equal length).

@@ -1,3 +1,4 @@
+import { rateLimitRefused } from '../../metrics/metrics.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.js';
 import { AppError } from '../../errors/app-error.js';
@@ -69,6 +70,7 @@ export async function chargeBucket(
   }
   const headers = rateLimitHeaders(bucket, d);
   if (!d.allowed) {
+    rateLimitRefused(bucket); // D53
     const retryAfter = d.retryAfterMs / 1000;
     throw new AppError(
       'RATE_LIMIT_EXCEEDED',

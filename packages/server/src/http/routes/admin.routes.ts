@@ -36,10 +36,17 @@ import {
 } from '../../webhooks/webhooks.service.js';
 import type { ApiPlugin } from '../app.js';
 import { NoContent, params, responses } from '../schemas.js';
+import { adminBotRoutes } from './admin.bots.routes.js';
+import { adminGuildRoutes } from './admin.guilds.routes.js';
+import { adminInviteRoutes } from './admin.invites.routes.js';
+import { adminPeopleRoutes } from './admin.people.routes.js';
 
 /** D41: the operator API. The CLI calls the same domain functions. */
 export const adminRoutes: ApiPlugin = async (app, { deps }) => {
   const d = deps.domain;
+  // D52: reading, changing and deleting (files per resource).
+  for (const routes of [adminPeopleRoutes, adminGuildRoutes, adminBotRoutes, adminInviteRoutes])
+    await app.register(routes, { deps });
   const tags = ['operator'];
   const security = [{ adminToken: [] }];
 

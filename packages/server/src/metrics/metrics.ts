@@ -1,0 +1,125 @@
+import client from 'prom-client';
+
+/**
+ * D53: the server's Prometheus series, in one place. Transports and workers report through the
+ * small functions below (no prom-client types leak out), so the gateway, the people's gateway and
+ * the webhook worker each add one call where something happens. One registry per process: the
+ * series describe the process, however many apps a test builds in it.
+ *
+ * Labels are bounded: routes are templates (`/api/v1/channels/:channelId/messages`), never raw
+ * URLs; kinds and outcomes are fixed words.
+ */
+export type ConnectionKind = 'bot' | 'person';
+export type WebhookOutcome = 'delivered' | 'http_error' | 'network_error' | 'refused';
+
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+
+const httpRequests = new client.Counter({
+  name: 'parley_http_requests_total',
+  help: 'HTTP requests answered, by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+});
+const httpDuration = new client.Histogram({
+  name: 'parley_http_request_duration_seconds',
+  help: 'HTTP request durations, by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+const connections = new client.Gauge({
+  name: 'parley_gateway_connections',
+  help: 'Open gateway connections on this node, by kind (bot, person)',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+const connectionsOpened = new client.Counter({
+  name: 'parley_gateway_connections_opened_total',
+  help: 'Gateway connections opened on this node, by kind',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+const connectionsClosed = new client.Counter({
+  name: 'parley_gateway_connections_closed_total',
+  help: 'Gateway connections closed on this node, by kind and close code',
+  labelNames: ['kind', 'code'] as const,
+  registers: [registry],
+});
+const dispatches = new client.Counter({
+  name: 'parley_gateway_dispatches_total',
+  help: 'Dispatch frames (op 0) sent, by connection kind',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+const outboxLag = new client.Histogram({
+  name: 'parley_outbox_lag_seconds',
+  help: 'From an event committing to its live dispatch on a gateway connection',
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+const webhookTries = new client.Counter({
+  name: 'parley_webhook_tries_total',
+  help: 'Webhook delivery tries, by outcome (delivered, http_error, network_error, refused)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+const webhookLatency = new client.Histogram({
+  name: 'parley_webhook_try_duration_seconds',
+  help: 'Webhook delivery try latency, by outcome',
+  labelNames: ['outcome'] as const,
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+const rateLimited = new client.Counter({
+  name: 'parley_rate_limit_refusals_total',
+  help: 'Requests refused with 429 by a rate-limit bucket',
+  labelNames: ['bucket'] as const,
+  registers: [registry],
+});
+for (const kind of ['bot', 'person'] as const) {
+  connections.set({ kind }, 0);
+  connectionsOpened.inc({ kind }, 0);
+  dispatches.inc({ kind }, 0);
+}
+
+const open = { bot: 0, person: 0 };
+
+export function httpRequest(method: string, route: string, status: number, ms: number): void {
+  const labels = { method, route, status: String(status) };
+  httpRequests.inc(labels);
+  httpDuration.observe(labels, ms / 1000);
+}
+
+export function connectionOpened(kind: ConnectionKind): void {
+  open[kind]++;
+  connections.set({ kind }, open[kind]);
+  connectionsOpened.inc({ kind });
+}
+
+export function connectionClosed(kind: ConnectionKind, code: number): void {
+  open[kind] = Math.max(0, open[kind] - 1);
+  connections.set({ kind }, open[kind]);
+  connectionsClosed.inc({ kind, code: String(code) });
+}
+
+/** Open gateway connections of this node (D52 stats, people's connections). */
+export const openConnections = (kind: ConnectionKind): number => open[kind];
+
+/** A dispatch sent; `committedAt` (ms) when it is a live event, for the outbox lag. */
+export function dispatched(kind: ConnectionKind, committedAt?: number): void {
+  dispatches.inc({ kind });
+  if (committedAt !== undefined) outboxLag.observe(Math.max(0, Date.now() - committedAt) / 1000);
+}
+
+export function webhookTry(outcome: WebhookOutcome, ms: number): void {
+  webhookTries.inc({ outcome });
+  webhookLatency.observe({ outcome }, ms / 1000);
+}
+
+export function rateLimitRefused(bucket: string): void {
+  rateLimited.inc({ bucket });
+}
+
+export const metricsContentType = registry.contentType;
+export const renderMetrics = (): Promise<string> => registry.metrics();
