@@ -773,8 +773,9 @@ const CASES: Case[] = [
     code: 'NOT_FOUND',
   },
   {
-    name: 'admin: GET on a POST-only route → 405',
-    method: 'GET',
+    // D52 added GET /admin/v1/users (the list); PUT is still no method of that path.
+    name: 'admin: PUT on a GET/POST-only route → 405',
+    method: 'PUT',
     url: '/admin/v1/users',
     status: 405,
     code: 'METHOD_NOT_ALLOWED',
