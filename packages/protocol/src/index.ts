@@ -6,3 +6,4 @@ export * from './events.js';
 export * from './gateway.js';
 export * from './admin.js';
 export * from './text.js';
+export * from './app.js';

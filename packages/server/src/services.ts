@@ -74,6 +74,7 @@ export async function openServices(
       urls: new Urls(config.publicUrl ?? defaultOrigin(config)),
       config,
       events: events.recorder,
+      people: events.recorder,
       cache,
     };
     const blobs = await openBlobStore(config);

@@ -3,7 +3,7 @@ import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db, Dialect } from '../storage/db.js';
 import type { DerivedCache } from './derived-cache.js';
-import type { EventRecorder } from './events/recorder.js';
+import type { EventRecorder, PeopleRecorder } from './events/recorder.js';
 
 /** D1: every absolute URL the server writes comes from one configured origin. */
 export class Urls {
@@ -45,6 +45,8 @@ export interface Domain {
   readonly urls: Urls;
   readonly config: Config;
   readonly events: EventRecorder;
+  /** D51: events for people only (never stored), and ephemeral ones (typing, presence) */
+  readonly people: PeopleRecorder;
   /** rows every request needs (auth, access, recipients), kept while unchanged */
   readonly cache: DerivedCache;
 }

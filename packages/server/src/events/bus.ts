@@ -1,3 +1,5 @@
+import type { PeopleAudience, PeopleDispatch } from '../domain/events/recorder.js';
+
 /**
  * What nodes tell each other. Everything here is a hint that makes things fast: each node also
  * checks the database on its own every few hundred ms (dispatcher poll, gateway watch), so a
@@ -9,7 +11,14 @@ export type Signal =
   /** D29: a connection took the bot's session at this stream position; older ones close 4010 */
   | { k: 'claim'; botId: number; seq: number }
   /** D8: the bot's token was reset; its connections close 4004 */
-  | { k: 'token'; botId: number };
+  | { k: 'token'; botId: number }
+  /**
+   * D47/D52: a person's sessions changed (logout, ended, password changed, disabled): connections
+   * of sessions that no longer exist close with 4004
+   */
+  | { k: 'user'; userId: number }
+  /** D51: an event for people (committed, or ephemeral): every node fans it out to its own */
+  | { k: 'people'; e: PeopleDispatch };
 
 /** Delivery of signals to the OTHER processes (the own process is told directly). */
 export interface SignalBus {
@@ -26,6 +35,23 @@ export const noBus: SignalBus = {
   close: async () => {},
 };
 
+function isAudience(v: unknown): v is PeopleAudience {
+  if (typeof v !== 'object' || v === null) return false;
+  const a = v as Record<string, unknown>;
+  const id = (x: unknown): boolean => typeof x === 'number' && Number.isSafeInteger(x) && x > 0;
+  const ids = (x: unknown): boolean => Array.isArray(x) && x.every(id);
+  switch (a['kind']) {
+    case 'guild':
+      return id(a['guildId']) && (a['alsoUserIds'] === undefined || ids(a['alsoUserIds']));
+    case 'channel':
+      return id(a['guildId']) && id(a['channelId']);
+    case 'users':
+      return ids(a['userIds']);
+    default:
+      return false;
+  }
+}
+
 export function isSignal(v: unknown): v is Signal {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Record<string, unknown>;
@@ -40,6 +66,18 @@ export function isSignal(v: unknown): v is Signal {
       return id(s['botId']) && id(s['seq']);
     case 'token':
       return id(s['botId']);
+    case 'user':
+      return id(s['userId']);
+    case 'people': {
+      const e = s['e'] as Record<string, unknown> | null | undefined;
+      return (
+        typeof e === 'object' &&
+        e !== null &&
+        typeof e['type'] === 'string' &&
+        typeof e['data'] === 'string' &&
+        isAudience(e['audience'])
+      );
+    }
     default:
       return false;
   }

@@ -1,4 +1,11 @@
-import type { EventRecorder, RecordedEvent } from '../domain/events/recorder.js';
+import type {
+  EventRecorder,
+  PeopleAudience,
+  PeopleDispatch,
+  PeopleEvent,
+  PeopleRecorder,
+  RecordedEvent,
+} from '../domain/events/recorder.js';
 import type { DerivedCache } from '../domain/derived-cache.js';
 import { recipientBots } from '../domain/events/recipients.js';
 import type { Clock } from '../ids/clock.js';
@@ -26,7 +33,7 @@ export interface CommittedEntry {
  * the transaction has committed are the new entries handed on (`committed`); a rollback takes
  * the rows, the stream positions and the notification with it.
  */
-export class OutboxRecorder implements EventRecorder {
+export class OutboxRecorder implements EventRecorder, PeopleRecorder {
   constructor(
     private readonly o: {
       ids: SnowflakeGenerator;
@@ -43,6 +50,10 @@ export class OutboxRecorder implements EventRecorder {
       streamsOnlyForSessions?: { resumeWindowMs: number };
       committed: (entries: CommittedEntry[]) => void;
       tokenReset: (botId: number) => void;
+      /** D51: people's events (after commit, or at once when ephemeral) for every node */
+      people: (e: PeopleDispatch) => void;
+      /** D47: a person's sessions changed (after commit), for every node */
+      userSessions: (userId: number) => void;
       /** D36/D38: webhook deliveries for the same recipients, in the same transaction */
       webhooks?: {
         enqueue: (
@@ -58,11 +69,15 @@ export class OutboxRecorder implements EventRecorder {
   ) {}
 
   async record(trx: Db, event: RecordedEvent): Promise<void> {
+    const type = event.envelope.type;
+    const data = serializeData(event.envelope);
+    // D51: people receive the bots' event types too, decided per node from memory — never a
+    // stored row per person; the same serialized data.
+    const people: PeopleDispatch = { type, data, audience: audienceOf(event.scope) };
+    this.o.hooks.afterCommit(trx, () => this.o.people(people));
     const bots = await recipientBots(trx, this.o.cache, event.scope);
     if (bots.length === 0) return;
     const now = this.o.clock.now();
-    const type = event.envelope.type;
-    const data = serializeData(event.envelope);
     const live = this.o.streamsOnlyForSessions;
     const streamBots = live ? await botsWithSessions(trx, bots, now - live.resumeWindowMs) : bots;
     if (streamBots.length > 0) await this.append(trx, streamBots, type, data, now);
@@ -106,5 +121,36 @@ export class OutboxRecorder implements EventRecorder {
 
   async botTokenReset(trx: Db, botId: number): Promise<void> {
     this.o.hooks.afterCommit(trx, () => this.o.tokenReset(botId));
+  }
+
+  people(trx: Db, event: PeopleEvent): void {
+    const e: PeopleDispatch = {
+      type: event.type,
+      data: JSON.stringify(event.data),
+      audience: event.audience,
+    };
+    this.o.hooks.afterCommit(trx, () => this.o.people(e));
+  }
+
+  sessionsChanged(trx: Db, userId: number): void {
+    this.o.hooks.afterCommit(trx, () => this.o.userSessions(userId));
+  }
+
+  ephemeral(event: PeopleEvent): void {
+    this.o.people({ type: event.type, data: JSON.stringify(event.data), audience: event.audience });
+  }
+}
+
+/** D34 scopes as D51 audiences: the same rules, applied to people. */
+function audienceOf(scope: RecordedEvent['scope']): PeopleAudience {
+  switch (scope.kind) {
+    case 'channel':
+      return { kind: 'channel', guildId: scope.guildId, channelId: scope.channelId };
+    case 'guild':
+      return scope.alsoUserId === undefined
+        ? { kind: 'guild', guildId: scope.guildId }
+        : { kind: 'guild', guildId: scope.guildId, alsoUserIds: [scope.alsoUserId] };
+    case 'dm':
+      return { kind: 'users', userIds: [...scope.userIds] };
   }
 }

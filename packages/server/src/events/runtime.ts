@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import type { EventRecorder } from '../domain/events/recorder.js';
+import type { EventRecorder, PeopleDispatch, PeopleRecorder } from '../domain/events/recorder.js';
 import type { DerivedCache } from '../domain/derived-cache.js';
 import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
@@ -25,7 +25,7 @@ const PRUNE_EVERY_MS = 60_000;
 export interface EventsRuntime {
   /** the database handle whose transactions tell the outbox when they commit */
   readonly db: Db;
-  readonly recorder: EventRecorder;
+  readonly recorder: EventRecorder & PeopleRecorder;
   readonly dispatcher: Dispatcher;
   /** claim / token signals, from this process and from other nodes */
   onSignal(listener: (signal: Signal) => void): () => void;
@@ -34,6 +34,11 @@ export interface EventsRuntime {
   setErrorLog(log: (err: unknown) => void): void;
   /** called after a transaction that enqueued webhook deliveries commits (wakes the worker) */
   onWebhooks(listener: () => void): () => void;
+  /**
+   * D51: people's events, committed on this node or another (Redis), in commit order per node:
+   * the people's gateway fans them out to its own connections.
+   */
+  onPeople(listener: (e: PeopleDispatch) => void): () => void;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -77,6 +82,16 @@ export function openEvents(o: {
     bus.publish({ k: 'heads', heads: [...heads] });
   };
   const webhookListeners = new Set<() => void>();
+  const peopleListeners = new Set<(e: PeopleDispatch) => void>();
+  const tellPeople = (e: PeopleDispatch): void => {
+    for (const l of peopleListeners) {
+      try {
+        l(e);
+      } catch (err) {
+        onError(err);
+      }
+    }
+  };
   const recorder = new OutboxRecorder({
     ids: o.ids,
     clock: o.clock,
@@ -87,6 +102,11 @@ export function openEvents(o: {
       : {}),
     committed,
     tokenReset: (botId) => publish({ k: 'token', botId }),
+    userSessions: (userId) => publish({ k: 'user', userId }),
+    people: (e) => {
+      tellPeople(e);
+      bus.publish({ k: 'people', e });
+    },
     webhooks: {
       enqueue: (trx, type, body, botIds) => enqueueDeliveries(trx, o, type, body, botIds),
       committed: () => {
@@ -117,6 +137,10 @@ export function openEvents(o: {
       webhookListeners.add(l);
       return () => webhookListeners.delete(l);
     },
+    onPeople: (l) => {
+      peopleListeners.add(l);
+      return () => peopleListeners.delete(l);
+    },
     async start() {
       if (started) return;
       started = true;
@@ -127,6 +151,7 @@ export function openEvents(o: {
       try {
         await bus.subscribe((s) => {
           if (s.k === 'heads') for (const [botId, seq] of s.heads) dispatcher.wake(botId, seq);
+          else if (s.k === 'people') tellPeople(s.e);
           else tellLocal(s);
         });
       } catch (err) {

@@ -7,7 +7,10 @@ import type { EventsRuntime } from '../events/runtime.js';
 import { installGateway } from '../gateway/server.js';
 import type { BlobStore } from '../files/blob-store.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
+import fastifyCookie from '@fastify/cookie';
 import { adminAuth, botAuth } from './plugins/auth.js';
+import { personAuth } from './plugins/person-auth.js';
+import { appRoutes } from './routes/app/index.js';
 import {
   clientErrorHandler,
   frameworkErrors,
@@ -53,6 +56,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** D25: which rate-limit bucket a route charges (default "global"). */
     bucket?: 'global' | 'messages';
+    /** D45: an /app/v1 route that needs no session (register, login, invite preview) */
+    public?: true;
   }
 }
 
@@ -116,6 +121,21 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
       }
     },
     { prefix: '/api/v1' },
+  );
+
+  // D45: the people's API. Same error form, ids and body limits; the person's own `global`
+  // bucket, or the client address's for the routes that take no session.
+  await app.register(fastifyCookie);
+  const people = apiRateLimit(
+    { limiter: deps.limiter, config: deps.domain.config },
+    personAuth(deps),
+  );
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRequest', people.routed);
+      for (const routes of appRoutes) await scope.register(routes, { deps });
+    },
+    { prefix: '/app/v1' },
   );
 
   // D41: without an admin token the operator API does not exist — not even as a 405 with an

@@ -1,5 +1,7 @@
+import type { Generated } from 'kysely';
 import type { EventsTables } from './schema-events.js';
 import type { FilesTables } from './schema-files.js';
+import type { PeopleTables } from './schema-people.js';
 import type { WebhooksTables } from './schema-webhooks.js';
 
 /**
@@ -15,6 +17,10 @@ export interface UsersTable {
   /** D41: at most 3 bots per owner, enforced by a guarded increment (atomic on both dialects) */
   bot_count: number;
   created_at: number;
+  /** D52: 1 = may not log in; their sessions were ended when it was set */
+  disabled: Generated<number>;
+  /** D46: storage/name-key.ts of a person's name (unique); null for bot users */
+  name_key: string | null;
 }
 
 export interface BotsTable {
@@ -29,9 +35,15 @@ export interface BotsTable {
 }
 
 export interface UserSessionsTable {
+  /** SHA-256 of the bearer token: the token itself is never stored */
   token_hash: string;
   user_id: number;
   created_at: number;
+  /** D47: public id (listing and ending a session never shows the token) */
+  id: string;
+  /** D47: idle expiry counts from here (updated at most once a minute) */
+  last_used_at: number;
+  user_agent: string;
 }
 
 export interface GuildsTable {
@@ -98,7 +110,7 @@ export interface SettingsTable {
 }
 
 /** Every table; each area adds its own in schema-<area>.ts. */
-export interface Database extends EventsTables, FilesTables, WebhooksTables {
+export interface Database extends EventsTables, FilesTables, WebhooksTables, PeopleTables {
   users: UsersTable;
   bots: BotsTable;
   user_sessions: UserSessionsTable;

@@ -99,7 +99,14 @@ describe('group commit (SQLite)', () => {
       await addEvent(trx, b);
       await trx
         .insertInto('user_sessions')
-        .values({ token_hash: `orphan-${b}`, user_id: 999_999, created_at: 0 })
+        .values({
+          token_hash: `orphan-${b}`,
+          user_id: 999_999,
+          created_at: 0,
+          id: `orphan-${b}`,
+          last_used_at: 0,
+          user_agent: '',
+        })
         .execute();
       return b;
     });

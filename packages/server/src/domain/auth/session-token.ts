@@ -14,3 +14,8 @@ export function newSessionToken(): string {
 export function hashSessionToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
+
+/** D47: a session's public id (listing and ending sessions); never the token. */
+export function newSessionId(): string {
+  return randomBytes(12).toString('base64url');
+}

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@parley/protocol';
+import type { EventEnvelope, EventType, PeopleEventType } from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
 
 /**
@@ -17,6 +17,52 @@ export interface EventRecorder {
   botTokenReset(trx: Db, botId: number): Promise<void>;
 }
 
+/** D51: the people's side of the events area (Domain.people). */
+export interface PeopleRecorder {
+  /**
+   * D51: an event only people receive (GUILD_CREATE, CHANNEL_UPDATE, …). Never stored: it is
+   * serialized once and handed to the people's gateway on every node after `trx` commits
+   * (nothing at all on rollback). Bots' events recorded with `record` reach people too.
+   */
+  people(trx: Db, event: PeopleEvent): void;
+  /** D51: TYPING_START and PRESENCE_UPDATE: nothing to commit, sent at once. */
+  ephemeral(event: PeopleEvent): void;
+  /**
+   * D47/D52: some of this person's sessions ended in `trx` (logout, a session ended, password
+   * changed, disabled, deleted). After commit every node closes the gateway connections of
+   * sessions that no longer exist with 4004. Outside a transaction pass the plain `db`.
+   */
+  sessionsChanged(trx: Db, userId: number): void;
+}
+
+/**
+ * D51: who among the connected people may receive a people's event. Each node decides for its
+ * own connections from what it knows of them (membership, channel VIEW: the D34 rules).
+ *  - guild: every member of the guild, plus `alsoUserIds` (a person just removed still hears
+ *    their GUILD_MEMBER_REMOVE);
+ *  - channel: the guild's members who can VIEW the channel;
+ *  - users: exactly these people (DMs, a kicked person's GUILD_DELETE, presence of a user is
+ *    sent with `guild` audiences of each guild they are in).
+ */
+export type PeopleAudience =
+  | { kind: 'guild'; guildId: number; alsoUserIds?: number[] }
+  | { kind: 'channel'; guildId: number; channelId: number }
+  | { kind: 'users'; userIds: number[] };
+
+export interface PeopleEvent {
+  type: PeopleEventType | EventType;
+  /** the dispatch's `d`, built with domain/views.ts (serialized once, by the recorder) */
+  data: unknown;
+  audience: PeopleAudience;
+}
+
+/** A people's event as it travels: data already JSON text (one serialization per event). */
+export interface PeopleDispatch {
+  type: string;
+  data: string;
+  audience: PeopleAudience;
+}
+
 export interface RecordedEvent {
   envelope: EventEnvelope;
   /** where it happened: decides the recipients (D34) */
@@ -27,4 +73,10 @@ export interface RecordedEvent {
 }
 
 /** A recorder that drops everything (tools that never deliver events). */
-export const noEvents: EventRecorder = { record: async () => {}, botTokenReset: async () => {} };
+export const noEvents: EventRecorder & PeopleRecorder = {
+  record: async () => {},
+  botTokenReset: async () => {},
+  people: () => {},
+  ephemeral: () => {},
+  sessionsChanged: () => {},
+};

@@ -2,7 +2,7 @@ import { hash } from '@node-rs/argon2';
 import type { CreateUserBody, User } from '@parley/protocol';
 import { invalid, notFound } from '../../errors/app-error.js';
 import type { Domain } from '../context.js';
-import { newSessionToken, hashSessionToken } from '../auth/session-token.js';
+import { newSessionId, newSessionToken, hashSessionToken } from '../auth/session-token.js';
 import { avatarUrl } from '../views.js';
 
 /** D41: a human user (bots get their user through createBot). */
@@ -34,9 +34,17 @@ export async function createSession(d: Domain, userId: number): Promise<{ token:
   if (!user) throw notFound('user');
   if (user.is_bot) throw invalid('userId', 'is a bot user: bots authenticate with their bot token');
   const token = newSessionToken();
+  const now = d.clock.now();
   await d.db
     .insertInto('user_sessions')
-    .values({ token_hash: hashSessionToken(token), user_id: user.id, created_at: d.clock.now() })
+    .values({
+      token_hash: hashSessionToken(token),
+      user_id: user.id,
+      created_at: now,
+      id: newSessionId(),
+      last_used_at: now,
+      user_agent: '',
+    })
     .execute();
   return { token };
 }

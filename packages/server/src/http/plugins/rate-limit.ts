@@ -92,6 +92,11 @@ export function apiRateLimit(
   const address = (req: FastifyRequest): Subject => ({ kind: 'address', ip: req.ip });
 
   const routed: Hook = async (req, reply) => {
+    // D45: routes that take no session (register, login, invite preview): the address pays.
+    if (req.routeOptions.config.public === true) {
+      await charge(reply, 'global', address(req));
+      return;
+    }
     try {
       await authenticate(req, reply);
     } catch (err) {

@@ -4,6 +4,7 @@ import { migration as events } from './0002-events.js';
 import { migration as files } from './0003-files.js';
 import { migration as webhooks } from './0004-webhooks.js';
 import { migration as webhookClaim } from './0005-webhook-claim.js';
+import { migration as people } from './0006-people.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-files': files,
   '0004-webhooks': webhooks,
   '0005-webhook-claim': webhookClaim,
+  '0006-people': people,
 };
 
 export const migrationProvider: MigrationProvider = {

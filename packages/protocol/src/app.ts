@@ -1,0 +1,367 @@
+import { Type, type Static } from 'typebox';
+import { Delivery, Role, User } from './admin.js';
+import { Id } from './ids.js';
+import { ALL_PERMISSIONS } from './permissions.js';
+import { Bot, Channel, MemberUser, Timestamp } from './rest.js';
+import { AvatarUrl, LabelName, PersonName } from './text.js';
+
+/**
+ * The people's API `/app/v1` (D45–D50) and the people's gateway (D51): request and response
+ * bodies. Same error form (D5), ids (D3–D4) and timestamps (D18) as the bot interface.
+ */
+
+const Password = Type.String({
+  minLength: 8,
+  maxLength: 256,
+  description: 'D46: 8–256 characters',
+});
+const PermissionBits = Type.Integer({ minimum: 0, maximum: ALL_PERMISSIONS });
+const Topic = Type.String({ maxLength: 1024 });
+
+// D46 accounts ---------------------------------------------------------------------------------
+
+export const RegisterBody = Type.Object(
+  {
+    name: PersonName,
+    password: Password,
+    invite: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { title: 'RegisterBody', additionalProperties: false },
+);
+export type RegisterBody = Static<typeof RegisterBody>;
+
+export const LoginBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64 }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { title: 'LoginBody', additionalProperties: false },
+);
+export type LoginBody = Static<typeof LoginBody>;
+
+/** D46: `user` is {id, name, avatar, isBot:false}; `token` is the session's bearer token. */
+export const AuthResult = Type.Object(
+  { user: User, token: Type.String() },
+  { title: 'AuthResult', additionalProperties: false },
+);
+export type AuthResult = Static<typeof AuthResult>;
+
+// D47 sessions ---------------------------------------------------------------------------------
+
+export const SessionInfo = Type.Object(
+  {
+    id: Type.String(),
+    createdAt: Timestamp,
+    lastUsedAt: Timestamp,
+    userAgent: Type.String(),
+    current: Type.Boolean(),
+  },
+  { title: 'SessionInfo', additionalProperties: false },
+);
+export type SessionInfo = Static<typeof SessionInfo>;
+
+export const SessionList = Type.Object(
+  { sessions: Type.Array(SessionInfo) },
+  { title: 'SessionList', additionalProperties: false },
+);
+export type SessionList = Static<typeof SessionList>;
+
+export const ChangePasswordBody = Type.Object(
+  { current: Type.String({ minLength: 1, maxLength: 256 }), password: Password },
+  { title: 'ChangePasswordBody', additionalProperties: false },
+);
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
+
+// D48 me, read states, users -------------------------------------------------------------------
+
+export const PatchMeBody = Type.Object(
+  {
+    name: Type.Optional(PersonName),
+    /** D48: an http(s) URL, a {cdn_url} upload, or null for the default avatar */
+    avatar: Type.Optional(Type.Union([AvatarUrl, Type.Null()])),
+  },
+  { title: 'PatchMeBody', additionalProperties: false },
+);
+export type PatchMeBody = Static<typeof PatchMeBody>;
+
+export const GuildRef = Type.Object(
+  { id: Id, name: Type.String(), ownerId: Id },
+  { title: 'GuildRef', additionalProperties: false },
+);
+export type GuildRef = Static<typeof GuildRef>;
+
+export const MyGuilds = Type.Object(
+  { guilds: Type.Array(GuildRef) },
+  { title: 'MyGuilds', additionalProperties: false },
+);
+export type MyGuilds = Static<typeof MyGuilds>;
+
+export const DmSummary = Type.Object(
+  {
+    channelId: Id,
+    recipient: User,
+    /** null while the DM has no message */
+    lastMessageId: Type.Union([Id, Type.Null()]),
+  },
+  { title: 'DmSummary', additionalProperties: false },
+);
+export type DmSummary = Static<typeof DmSummary>;
+
+export const DmList = Type.Object(
+  { dms: Type.Array(DmSummary) },
+  { title: 'DmList', additionalProperties: false },
+);
+export type DmList = Static<typeof DmList>;
+
+export const ReadBody = Type.Object(
+  { messageId: Id },
+  { title: 'ReadBody', additionalProperties: false },
+);
+export type ReadBody = Static<typeof ReadBody>;
+
+export const ReadState = Type.Object(
+  { channelId: Id, lastReadId: Id },
+  { title: 'ReadState', additionalProperties: false },
+);
+export type ReadState = Static<typeof ReadState>;
+
+export const ReadStates = Type.Object(
+  { readStates: Type.Array(ReadState) },
+  { title: 'ReadStates', additionalProperties: false },
+);
+export type ReadStates = Static<typeof ReadStates>;
+
+// D49 guilds for people ------------------------------------------------------------------------
+
+/** D49: a guild as its members see it (also GUILD_CREATE / GUILD_UPDATE data and READY, D51). */
+export const AppGuild = Type.Object(
+  {
+    id: Id,
+    name: Type.String(),
+    ownerId: Id,
+    roles: Type.Array(Role),
+    channels: Type.Array(Channel),
+    /** user ids of its bot members */
+    bots: Type.Array(Id),
+    /** guild-level bits of the caller; every bit for the owner and for ADMINISTRATOR */
+    myPermissions: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'AppGuild', additionalProperties: false },
+);
+export type AppGuild = Static<typeof AppGuild>;
+
+export const CreateAppGuildBody = Type.Object(
+  { name: LabelName },
+  { title: 'CreateAppGuildBody', additionalProperties: false },
+);
+export type CreateAppGuildBody = Static<typeof CreateAppGuildBody>;
+
+export const PatchGuildBody = Type.Object(
+  { name: LabelName },
+  { title: 'PatchGuildBody', additionalProperties: false },
+);
+export type PatchGuildBody = Static<typeof PatchGuildBody>;
+
+export const CreateAppChannelBody = Type.Object(
+  { name: LabelName, topic: Type.Optional(Topic) },
+  { title: 'CreateAppChannelBody', additionalProperties: false },
+);
+export type CreateAppChannelBody = Static<typeof CreateAppChannelBody>;
+
+export const PatchChannelBody = Type.Object(
+  { name: Type.Optional(LabelName), topic: Type.Optional(Topic) },
+  { title: 'PatchChannelBody', additionalProperties: false, minProperties: 1 },
+);
+export type PatchChannelBody = Static<typeof PatchChannelBody>;
+
+export const CreateAppRoleBody = Type.Object(
+  { name: LabelName, permissions: PermissionBits },
+  { title: 'CreateAppRoleBody', additionalProperties: false },
+);
+export type CreateAppRoleBody = Static<typeof CreateAppRoleBody>;
+
+export const PatchRoleBody = Type.Object(
+  { name: Type.Optional(LabelName), permissions: Type.Optional(PermissionBits) },
+  { title: 'PatchRoleBody', additionalProperties: false, minProperties: 1 },
+);
+export type PatchRoleBody = Static<typeof PatchRoleBody>;
+
+export const MemberRolesBody = Type.Object(
+  { roles: Type.Array(Id, { maxItems: 250, uniqueItems: true }) },
+  { title: 'MemberRolesBody', additionalProperties: false },
+);
+export type MemberRolesBody = Static<typeof MemberRolesBody>;
+
+/** D51 GUILD_MEMBER_UPDATE data, and the answer of the member-roles route. */
+export const MemberRoles = Type.Object(
+  { guildId: Id, user: MemberUser, roles: Type.Array(Id) },
+  { title: 'MemberRoles', additionalProperties: false },
+);
+export type MemberRoles = Static<typeof MemberRoles>;
+
+export const Ban = Type.Object(
+  { user: MemberUser, createdAt: Timestamp },
+  { title: 'Ban', additionalProperties: false },
+);
+export type Ban = Static<typeof Ban>;
+
+export const BanList = Type.Object(
+  { bans: Type.Array(Ban) },
+  { title: 'BanList', additionalProperties: false },
+);
+export type BanList = Static<typeof BanList>;
+
+export const CreateInviteBody = Type.Object(
+  {
+    maxUses: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    expiresInS: Type.Optional(Type.Integer({ minimum: 60, maximum: 30 * 86_400 })),
+  },
+  { title: 'CreateInviteBody', additionalProperties: false },
+);
+export type CreateInviteBody = Static<typeof CreateInviteBody>;
+
+export const Invite = Type.Object(
+  {
+    code: Type.String(),
+    guildId: Id,
+    /** `<public origin>/invite/<code>`: the web app's invite page */
+    url: Type.String(),
+    uses: Type.Integer({ minimum: 0 }),
+    maxUses: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+    expiresAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'Invite', additionalProperties: false },
+);
+export type Invite = Static<typeof Invite>;
+
+export const InviteList = Type.Object(
+  { invites: Type.Array(Invite) },
+  { title: 'InviteList', additionalProperties: false },
+);
+export type InviteList = Static<typeof InviteList>;
+
+/** D49: what anyone with the code may see, without logging in. */
+export const InvitePreview = Type.Object(
+  {
+    code: Type.String(),
+    guild: Type.Object(
+      { id: Id, name: Type.String(), memberCount: Type.Integer({ minimum: 0 }) },
+      { additionalProperties: false },
+    ),
+  },
+  { title: 'InvitePreview', additionalProperties: false },
+);
+export type InvitePreview = Static<typeof InvitePreview>;
+
+export const AcceptedInvite = Type.Object(
+  { guildId: Id },
+  { title: 'AcceptedInvite', additionalProperties: false },
+);
+export type AcceptedInvite = Static<typeof AcceptedInvite>;
+
+// D50 bot owners -------------------------------------------------------------------------------
+
+export const OwnedBot = Type.Object(
+  { bot: Bot, webhookUrl: Type.Union([Type.String(), Type.Null()]), guilds: Type.Array(Id) },
+  { title: 'OwnedBot', additionalProperties: false },
+);
+export type OwnedBot = Static<typeof OwnedBot>;
+
+export const OwnedBotList = Type.Object(
+  { bots: Type.Array(OwnedBot) },
+  { title: 'OwnedBotList', additionalProperties: false },
+);
+export type OwnedBotList = Static<typeof OwnedBotList>;
+
+export const CreateOwnBotBody = Type.Object(
+  {
+    name: LabelName,
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    avatar: Type.Optional(AvatarUrl),
+  },
+  { title: 'CreateOwnBotBody', additionalProperties: false },
+);
+export type CreateOwnBotBody = Static<typeof CreateOwnBotBody>;
+
+export const PatchBotBody = Type.Object(
+  {
+    name: Type.Optional(LabelName),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    avatar: Type.Optional(Type.Union([AvatarUrl, Type.Null()])),
+  },
+  { title: 'PatchBotBody', additionalProperties: false, minProperties: 1 },
+);
+export type PatchBotBody = Static<typeof PatchBotBody>;
+
+export const DeliveryAttempt = Type.Object(
+  {
+    at: Timestamp,
+    /** HTTP status of the answer; null when none came (refused, timed out, blocked) */
+    status: Type.Union([Type.Integer(), Type.Null()]),
+    latencyMs: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    /** the first 4 KiB of the answer's body */
+    responseBody: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'DeliveryAttempt', additionalProperties: false },
+);
+export type DeliveryAttempt = Static<typeof DeliveryAttempt>;
+
+/** D50: the delivery record, with `attempts` as the list of tries instead of their count. */
+const { attempts: _count, ...deliveryFields } = Delivery.properties;
+export const DeliveryDetail = Type.Object(
+  { ...deliveryFields, attempts: Type.Array(DeliveryAttempt) },
+  { title: 'DeliveryDetail', additionalProperties: false },
+);
+export type DeliveryDetail = Static<typeof DeliveryDetail>;
+
+export const AddBotBody = Type.Object(
+  { roles: Type.Optional(Type.Array(Id, { maxItems: 250, uniqueItems: true })) },
+  { title: 'AddBotBody', additionalProperties: false },
+);
+export type AddBotBody = Static<typeof AddBotBody>;
+
+// D51 the people's gateway ---------------------------------------------------------------------
+
+/** Event types only people receive, beside the bots' eight (D51). */
+export const PEOPLE_EVENT_TYPES = [
+  'GUILD_CREATE',
+  'GUILD_UPDATE',
+  'GUILD_DELETE',
+  'CHANNEL_CREATE',
+  'CHANNEL_UPDATE',
+  'CHANNEL_DELETE',
+  'GUILD_ROLES_UPDATE',
+  'GUILD_MEMBER_UPDATE',
+  'TYPING_START',
+  'PRESENCE_UPDATE',
+] as const;
+export type PeopleEventType = (typeof PEOPLE_EVENT_TYPES)[number];
+
+export const PresenceStatus = Type.Union([Type.Literal('online'), Type.Literal('offline')]);
+
+export interface PeopleEventDataMap {
+  GUILD_CREATE: AppGuild;
+  GUILD_UPDATE: AppGuild;
+  GUILD_DELETE: { id: number };
+  CHANNEL_CREATE: Static<typeof Channel>;
+  CHANNEL_UPDATE: Static<typeof Channel>;
+  CHANNEL_DELETE: { id: number; guildId: number };
+  GUILD_ROLES_UPDATE: { guildId: number; roles: Array<Static<typeof Role>> };
+  GUILD_MEMBER_UPDATE: MemberRoles;
+  TYPING_START: { channelId: number; userId: number; at: string };
+  PRESENCE_UPDATE: { userId: number; status: 'online' | 'offline' };
+}
+
+/** D51: READY for a person. */
+export const PersonReady = Type.Object(
+  {
+    sessionId: Type.String(),
+    user: User,
+    guilds: Type.Array(AppGuild),
+    readStates: Type.Array(ReadState),
+    resumeWindowS: Type.Integer(),
+  },
+  { title: 'PersonReady', additionalProperties: false },
+);
+export type PersonReady = Static<typeof PersonReady>;

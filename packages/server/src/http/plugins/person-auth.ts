@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate, bearerToken, unauthorized } from '../../domain/auth/authenticate.js';
+import { AppError } from '../../errors/app-error.js';
+import type { AppDeps } from '../app.js';
+
+/** D47: the session cookie's name. */
+export const SESSION_COOKIE = 'parley_session';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** D47: how the person authenticated (cookie-authenticated writes need a same-site Origin) */
+    authVia?: 'bearer' | 'cookie';
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/**
+ * D45/D47: `/app/v1` authenticates a person by `Authorization: Bearer <session token>` or, when
+ * no Authorization header is sent, by the `parley_session` cookie. A bot token there is 403
+ * (it is valid, but this API is not for bots). A cookie-authenticated request whose method is
+ * not GET/HEAD must carry an `Origin` equal to the public origin: a cross-site form or script
+ * cannot act with the person's cookie (SameSite=Lax already keeps it off cross-site
+ * subrequests; this closes the rest).
+ */
+export const personAuth =
+  (deps: AppDeps) =>
+  async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const header = req.headers.authorization;
+    const cookie = (req as { cookies?: Record<string, string | undefined> }).cookies?.[
+      SESSION_COOKIE
+    ];
+    let token: string;
+    if (header !== undefined && header !== '') {
+      token = bearerToken(header);
+      req.authVia = 'bearer';
+    } else if (cookie !== undefined && cookie !== '') {
+      token = cookie;
+      req.authVia = 'cookie';
+    } else {
+      throw unauthorized('Missing session: log in, or send Authorization: Bearer <session token>');
+    }
+    const principal = await authenticate(deps.domain, deps.codec, token);
+    if (principal.isBot)
+      throw new AppError('FORBIDDEN', "The people's API /app/v1 does not take bot tokens");
+    if (req.authVia === 'cookie' && !SAFE_METHODS.has(req.method)) {
+      const origin = req.headers.origin;
+      if (origin !== deps.domain.urls.origin)
+        throw new AppError(
+          'FORBIDDEN',
+          'Cross-site request refused: a cookie-authenticated write must come from this site (Origin)',
+        );
+    }
+    req.principal = principal;
+  };
