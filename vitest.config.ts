@@ -30,6 +30,16 @@ export default defineConfig({
         extends: true,
         test: { name: 'process', include: ['packages/server/test/process/**/*.test.ts'] },
       },
+      {
+        // D55: the web app in a real browser (Debian's Chromium) against a real server process.
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['packages/web/test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

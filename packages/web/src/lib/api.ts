@@ -94,7 +94,7 @@ async function send(
   for (let attempt = 0; ; attempt++) {
     await waitTurn();
     const h: Record<string, string> = { ...headers };
-    if (token !== null && path.startsWith('/api/')) h['authorization'] = `Bearer ${token}`;
+    if (token !== null) h['authorization'] = `Bearer ${token}`;
     const res = await fetch(path, {
       method,
       headers: h,

@@ -9,11 +9,10 @@ import type {
   MemberSummary,
   Message,
   MessageList,
+  PeopleEventDataMap,
   ReadyPerson,
-  Role,
   User,
 } from '../lib/types.js';
-import type { Channel } from '../lib/types.js';
 import { toast } from '../ui/toast.js';
 
 /** Everything the app knows, as signals; the gateway's dispatches keep it current (D51). */
@@ -231,19 +230,7 @@ export const gateway = new Gateway({
   },
 });
 
-type Extra = {
-  GUILD_CREATE: Guild;
-  GUILD_UPDATE: Partial<Guild> & { id: number };
-  GUILD_DELETE: { id: number };
-  CHANNEL_CREATE: Channel;
-  CHANNEL_UPDATE: Channel;
-  CHANNEL_DELETE: { id: number; guildId: number };
-  GUILD_ROLES_UPDATE: { guildId: number; roles: Role[] };
-  GUILD_MEMBER_UPDATE: { guildId: number; user: MemberSummary['user']; roles: number[] };
-  TYPING_START: { channelId: number; userId: number; at?: string };
-  PRESENCE_UPDATE: { userId: number; status: 'online' | 'offline' };
-};
-type AnyEvent = EventDataMap & Extra;
+type AnyEvent = EventDataMap & PeopleEventDataMap;
 
 function patchGuild(id: number, f: (g: Guild) => Guild): void {
   const g = guilds.value.get(id);
