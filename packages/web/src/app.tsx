@@ -17,6 +17,7 @@ import {
   lostGuild,
   me,
   startSession,
+  synced,
   unread,
 } from './state/store.js';
 import { Avatar, Spinner, Toasts } from './ui/kit.js';
@@ -59,7 +60,14 @@ export function App() {
   else if (PUBLIC.some((x) => p.startsWith(x))) {
     queueMicrotask(() => navigate('/', true));
     page = null;
-  } else page = <Shell />;
+  } else if (!synced.value)
+    page = (
+      <div class="splash" role="status">
+        <Spinner label="Connecting" />
+        <p>Connecting…</p>
+      </div>
+    );
+  else page = <Shell />;
   return (
     <>
       {page}

@@ -28,6 +28,8 @@ export const typing = signal<ReadonlyMap<number, ReadonlyMap<number, number>>>(n
 export const members = signal<ReadonlyMap<number, MemberSummary[]>>(new Map());
 /** a guild the person just lost (kicked, banned, deleted): the chat view says so */
 export const lostGuild = signal<string | null>(null);
+/** the first READY has arrived (guilds and read states are known) */
+export const synced = signal(false);
 
 export const guildList = computed(() => [...guilds.value.values()]);
 
@@ -215,6 +217,7 @@ export const gateway = new Gateway({
       me.value = d.user;
       guilds.value = new Map(d.guilds.map((g) => [g.id, g]));
       readStates.value = new Map(d.readStates.map((r) => [r.channelId, r.lastReadId]));
+      synced.value = true;
     });
     void loadDms().catch(() => {});
     if (again) {
@@ -379,6 +382,7 @@ export function endSession(): void {
   gateway.stop();
   batch(() => {
     me.value = null;
+    synced.value = false;
     guilds.value = new Map();
     dms.value = [];
     readStates.value = new Map();
