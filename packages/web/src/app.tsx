@@ -173,7 +173,7 @@ function ChannelList({ guild, current }: { guild: Guild; current: number | undef
                   onClick={(e) => onLinkClick(e, `/g/${guild.id}/${c.id}`)}
                 >
                   <Icon name="hash" size={16} />
-                  <span>{c.name}</span>
+                  <span class="nav-label">{c.name}</span>
                   {u && <span class="dot" aria-label="unread" />}
                 </a>
               </li>
@@ -212,7 +212,7 @@ function DmList({ current }: { current: number | undefined }) {
                     url={d.recipient.avatar}
                     size={24}
                   />
-                  <span>{d.recipient.name}</span>
+                  <span class="nav-label">{d.recipient.name}</span>
                   {d.recipient.isBot && <span class="tag">BOT</span>}
                   {u && <span class="dot" aria-label="unread" />}
                 </a>
@@ -301,7 +301,7 @@ function Shell() {
     title = dm ? dm.recipient.name : 'Direct messages';
     main = cid ? <DmView key={cid} channelId={cid} /> : <Empty text="Choose a conversation." />;
   } else if (botMatch) {
-    title = 'Bot';
+    title = 'My bots';
     main = <BotDetail botId={Number(botMatch['botId'])} />;
   } else if (p.startsWith('/bots')) {
     title = 'My bots';

@@ -234,7 +234,7 @@ function Deliveries({ botId, hasWebhook }: { botId: number; hasWebhook: boolean 
     <section class="card" aria-labelledby="deliveries-h">
       <div class="card-head">
         <h2 id="deliveries-h">Deliveries</h2>
-        <label class="inline small">
+        <label class="inline small push">
           <span>State</span>
           <select value={state} onChange={(e) => setState(val(e) as DeliveryState | 'all')}>
             {STATES.map((s) => (

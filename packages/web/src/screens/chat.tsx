@@ -3,6 +3,7 @@ import { useMemo, useRef, useState } from 'preact/hooks';
 import { describe, post } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 import type { DmChannelRef, Guild, MemberSummary } from '../lib/types.js';
+import { connState } from '../lib/gateway.js';
 import {
   channelLog,
   dms,
@@ -160,9 +161,13 @@ export function Empty({ text, children }: { text: string; children?: preact.Comp
   );
 }
 
+/** D51: online while holding a gateway connection; the reader is, while connected. */
+export const isOnline = (userId: number): boolean =>
+  userId === me.value?.id ? connState.value === 'ready' : presence.value.get(userId) === 'online';
+
 function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
   const [open, setOpen] = useState(false);
-  const online = presence.value.get(m.user.id) === 'online';
+  const online = isOnline(m.user.id);
   const bot = guild.bots.includes(m.user.id);
   return (
     <li>
@@ -221,8 +226,8 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
 /** Members with bots marked and presence dots (D51 PRESENCE_UPDATE). */
 export function MembersPanel({ guild }: { guild: Guild }) {
   const list = members.value.get(guild.id) ?? [];
-  const on = list.filter((m) => presence.value.get(m.user.id) === 'online');
-  const off = list.filter((m) => presence.value.get(m.user.id) !== 'online');
+  const on = list.filter((m) => isOnline(m.user.id));
+  const off = list.filter((m) => !isOnline(m.user.id));
   return (
     <aside class="members-panel" aria-label="Members">
       {[
