@@ -467,7 +467,7 @@ export function BotDetail({ botId }: { botId: number }) {
 
       <section class="card">
         <h2>Profile</h2>
-        <form class="form" onSubmit={saveProfile}>
+        <form class="form" onSubmit={saveProfile} noValidate>
           {profileErr && !profileErr.details.length && (
             <p class="banner error" role="alert">
               {profileErr.message}
@@ -511,7 +511,7 @@ export function BotDetail({ botId }: { botId: number }) {
 
       <section class="card">
         <h2>Webhook</h2>
-        <form class="form" onSubmit={saveHook}>
+        <form class="form" onSubmit={saveHook} noValidate>
           <Field
             label="Webhook URL"
             error={hookErr ?? undefined}

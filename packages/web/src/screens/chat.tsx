@@ -99,8 +99,6 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
     (guild.myPermissions & (Permission.SEND_MESSAGES | Permission.ADMINISTRATOR)) !== 0;
   return (
     <div class={`channel-view${drop.over ? ' dropping' : ''}`} {...drop.handlers}>
-      <MessageList log={log} info={info} label={`Messages in #${channel.name}`} />
-      <TypingLine channelId={channel.id} names={names} />
       <Composer
         log={log}
         placeholder={`Message #${channel.name}`}
@@ -113,6 +111,8 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
           post(`/app/v1/channels/${channel.id}/typing`).catch(() => {});
         }}
       />
+      <TypingLine channelId={channel.id} names={names} />
+      <MessageList log={log} info={info} label={`Messages in #${channel.name}`} />
       {drop.over && <div class="drop-hint">Drop to upload</div>}
     </div>
   );
@@ -135,8 +135,6 @@ export function DmView({ channelId }: { channelId: number }) {
   const name = dm?.recipient.name ?? 'direct message';
   return (
     <div class={`channel-view${drop.over ? ' dropping' : ''}`} {...drop.handlers}>
-      <MessageList log={log} info={info} label={`Messages with ${name}`} />
-      <TypingLine channelId={channelId} names={() => name} />
       <Composer
         log={log}
         placeholder={`Message ${name}`}
@@ -147,6 +145,8 @@ export function DmView({ channelId }: { channelId: number }) {
           post(`/app/v1/channels/${channelId}/typing`).catch(() => {});
         }}
       />
+      <TypingLine channelId={channelId} names={() => name} />
+      <MessageList log={log} info={info} label={`Messages with ${name}`} />
       {drop.over && <div class="drop-hint">Drop to upload</div>}
     </div>
   );
