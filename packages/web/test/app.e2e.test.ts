@@ -53,6 +53,9 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
   let inviteUrl = '';
   let botToken = '';
   let bot: { ws: WebSocket; closed: Promise<number>; ready: Promise<void> } | undefined;
+  /** the bot's token after the reset */
+  let botNow = '';
+  let serverEnv: Record<string, string> = {};
   let webhookAnswer: Answer = (res) => {
     res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
   };
@@ -61,7 +64,7 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
     buildApp();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-browser-'));
     receiver = await new Receiver().always((res, req) => webhookAnswer(res, req)).listen();
-    server = await startParley({
+    serverEnv = {
       PARLEY_PORT: String(await freePort()),
       PARLEY_DATA_DIR: dataDir,
       PARLEY_ADMIN_TOKEN: ADMIN,
@@ -71,7 +74,8 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true',
       // One retry, a second later: a failing receiver gives a `failed` delivery quickly (D39).
       PARLEY_WEBHOOK_RETRY_S: '1',
-    });
+    };
+    server = await startParley(serverEnv);
     origin = server.origin;
     // The operator makes the first person and her guild (registration is by invite, D46).
     const a = await callOk(origin, 'POST', '/admin/v1/users', ADMIN, {
@@ -345,13 +349,36 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
     await shot(page, '08-reset-token');
     await dialog.getByRole('button', { name: 'Reset token' }).click();
     expect(await bot!.closed).toBe(4004);
-    const fresh = await page.getByTestId('secret-value').textContent();
-    expect(fresh).not.toBe(botToken);
+    botNow = (await page.getByTestId('secret-value').textContent()) ?? '';
+    expect(botNow).not.toBe(botToken);
     // Escape closes a dialog.
     await page.getByRole('button', { name: 'Delete bot' }).click();
     await page.getByRole('dialog', { name: /Delete echo/ }).waitFor();
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+  });
+
+  it('the gateway drops (server restart): a banner, then what was missed appears once (D51)', async () => {
+    const { page } = alice;
+    await page.goto(`/g/${guildId}`);
+    const box = page.getByRole('textbox', { name: 'Message #general' });
+    await box.waitFor({ timeout: TIMEOUT });
+    const channelId = Number(page.url().split('/').pop());
+    await stopParley(server);
+    await page.getByText('Connection lost — reconnecting…').waitFor({ timeout: TIMEOUT });
+    await shot(page, '09-reconnecting');
+    server = await startParley(serverEnv);
+    // Sent while the person is away: the app must read it after reconnecting (after=).
+    const missed = `sent while you were away ${Date.now()}`;
+    await callOk(origin, 'POST', `/api/v1/channels/${channelId}/messages`, botNow, {
+      content: missed,
+    });
+    await message(page, missed).waitFor({ timeout: 30_000 });
+    await expect
+      .poll(() => page.getByText('Connection lost — reconnecting…').count(), { timeout: TIMEOUT })
+      .toBe(0);
+    expect(await page.locator('.msg .text', { hasText: missed }).count()).toBe(1);
+    expect(await page.locator('.msg .text', { hasText: 'Hello Bob, welcome!' }).count()).toBe(1);
   });
 
   it('kick a member: their view loses the guild (GUILD_DELETE, D51)', async () => {
@@ -366,7 +393,7 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       .getByText('You are no longer a member of Parley HQ.')
       .waitFor({ timeout: TIMEOUT });
     expect(await bob.page.getByRole('link', { name: /Parley HQ/ }).count()).toBe(0);
-    await shot(bob.page, '09-kicked');
+    await shot(bob.page, '10-kicked');
   });
 
   it('the send flow by keyboard alone: the composer and its buttons are reachable', async () => {
@@ -396,16 +423,16 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       expect(
         await page.evaluate<number>('document.documentElement.scrollWidth'),
       ).toBeLessThanOrEqual(360);
-      await shot(page, '10-phone-chat');
+      await shot(page, '11-phone-chat');
       await page.getByRole('button', { name: 'Open navigation' }).click();
       await page.getByRole('link', { name: 'My bots' }).waitFor();
-      await shot(page, '11-phone-drawer');
+      await shot(page, '12-phone-drawer');
       await page.getByRole('link', { name: 'My bots' }).click();
       await page.getByRole('heading', { name: /My bots/ }).waitFor({ timeout: TIMEOUT });
       expect(
         await page.evaluate<number>('document.documentElement.scrollWidth'),
       ).toBeLessThanOrEqual(360);
-      await shot(page, '12-phone-bots');
+      await shot(page, '13-phone-bots');
       expect(phone.errors).toEqual([]);
     } finally {
       await phone.ctx.close();
