@@ -87,6 +87,10 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       ownerId: a.id,
     });
     guildId = g.id;
+    await callOk(origin, 'POST', `/admin/v1/guilds/${guildId}/channels`, ADMIN, {
+      name: 'general',
+      topic: 'Say hello',
+    });
     browser = await launch();
     alice = await person(browser, origin);
     bob = await person(browser, origin);
@@ -238,8 +242,8 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
   it('the owner creates a bot, copies its token, and adds it to the guild (D50)', async () => {
     const { page } = alice;
     await page.getByRole('link', { name: 'My bots' }).click();
-    await page.getByRole('heading', { name: /My bots/ }).waitFor({ timeout: TIMEOUT });
-    expect(await page.getByRole('heading', { name: /My bots/ }).textContent()).toContain('0 of 3');
+    await page.getByRole('heading', { name: /My bots \(/ }).waitFor({ timeout: TIMEOUT });
+    expect(await page.getByRole('heading', { name: /My bots \(/ }).textContent()).toContain('0 of 3');
     await page.getByLabel('Bot name').fill('echo');
     await page.getByLabel('Description (optional)').fill('Answers !ping');
     await page.getByRole('button', { name: 'Create bot' }).click();
@@ -428,7 +432,7 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       await page.getByRole('link', { name: 'My bots' }).waitFor();
       await shot(page, '12-phone-drawer');
       await page.getByRole('link', { name: 'My bots' }).click();
-      await page.getByRole('heading', { name: /My bots/ }).waitFor({ timeout: TIMEOUT });
+      await page.getByRole('heading', { name: /My bots \(/ }).waitFor({ timeout: TIMEOUT });
       expect(
         await page.evaluate<number>('document.documentElement.scrollWidth'),
       ).toBeLessThanOrEqual(360);
