@@ -183,6 +183,7 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
   });
 
   it('chat both ways, live (gateway with the session cookie, D51)', async () => {
+    await alice.page.getByRole('link', { name: /^general/ }).click();
     await send(alice.page, 'Hello Bob, welcome!');
     await message(bob.page, 'Hello Bob, welcome!').waitFor({ timeout: TIMEOUT });
     await send(bob.page, 'Thanks Alice 👋');
