@@ -121,6 +121,10 @@ export function Confirm(props: {
   );
 }
 
+/** A colour per name (snowflake ids share their low bits, so not the id). */
+const hue = (name: string): number =>
+  [...name].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 8;
+
 const initials = (name: string): string =>
   name
     .split(/\s+/)
@@ -157,7 +161,7 @@ export function Avatar(props: {
       />
     );
   return (
-    <span class={`avatar initials hue${props.id % 8}`} style={style} aria-hidden="true">
+    <span class={`avatar initials hue${hue(props.name)}`} style={style} aria-hidden="true">
       {initials(props.name)}
     </span>
   );
