@@ -361,7 +361,11 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
     await shot(page, '08-reset-token');
     await dialog.getByRole('button', { name: 'Reset token' }).click();
     expect(await bot!.closed).toBe(4004);
-    botNow = (await page.getByTestId('secret-value').textContent()) ?? '';
+    botNow =
+      (await page
+        .getByRole('group', { name: 'Token' })
+        .getByTestId('secret-value')
+        .textContent()) ?? '';
     expect(botNow).not.toBe(botToken);
     // Escape closes a dialog.
     await page.getByRole('button', { name: 'Delete bot' }).click();
