@@ -81,8 +81,8 @@ export class Gateway {
         return;
       }
       connState.value = 'reconnecting';
-      // D28: at most one attempt a second; back off to 15 s while the server stays away.
-      const delay = Math.min(15_000, 1000 * 2 ** Math.min(this.retries, 4)) + Math.random() * 400;
+      // D28: at most one attempt a second; back off to 8 s while the server stays away.
+      const delay = Math.min(8000, 1000 * 2 ** Math.min(this.retries, 3)) + Math.random() * 400;
       this.retries++;
       this.retryTimer = setTimeout(() => this.open(), this.retries === 1 ? 1000 : delay);
     };

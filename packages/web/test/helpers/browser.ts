@@ -74,7 +74,12 @@ export async function person(
   // Any script error or CSP violation in the page is a test failure (see the afterAll checks).
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' && !/Failed to load resource/.test(m.text()))
+    // Failed requests are answers the app handles (a 401 before login); refused WebSocket
+    // connections happen while the server restarts (the reconnect test).
+    if (
+      m.type() === 'error' &&
+      !/Failed to load resource|WebSocket connection to .* failed/.test(m.text())
+    )
       errors.push(`console: ${m.text()}`);
   });
   return { ctx, page, errors };
