@@ -466,50 +466,6 @@ export function BotDetail({ botId }: { botId: number }) {
       </section>
 
       <section class="card">
-        <h2>Profile</h2>
-        <form class="form" onSubmit={saveProfile} noValidate>
-          {profileErr && !profileErr.details.length && (
-            <p class="banner error" role="alert">
-              {profileErr.message}
-            </p>
-          )}
-          <Field label="Name" error={profileErr?.field('name')}>
-            {(id, d) => (
-              <input id={id} aria-describedby={d} value={name} onInput={(e) => setName(val(e))} />
-            )}
-          </Field>
-          <Field label="Description" error={profileErr?.field('description')}>
-            {(id, d) => (
-              <input
-                id={id}
-                aria-describedby={d}
-                value={description}
-                onInput={(e) => setDescription(val(e))}
-              />
-            )}
-          </Field>
-          <Field
-            label="Avatar URL"
-            error={profileErr?.field('avatar')}
-            hint="An uploaded image's address, or empty for the default"
-          >
-            {(id, d) => (
-              <input
-                id={id}
-                aria-describedby={d}
-                type="url"
-                value={avatar}
-                onInput={(e) => setAvatar(val(e))}
-              />
-            )}
-          </Field>
-          <button class="btn primary" type="submit">
-            Save profile
-          </button>
-        </form>
-      </section>
-
-      <section class="card">
         <h2>Webhook</h2>
         <form class="form" onSubmit={saveHook} noValidate>
           <Field
@@ -614,6 +570,50 @@ export function BotDetail({ botId }: { botId: number }) {
         ) : (
           <p class="small muted">You administer no other guild to add it to.</p>
         )}
+      </section>
+
+      <section class="card">
+        <h2>Profile</h2>
+        <form class="form" onSubmit={saveProfile} noValidate>
+          {profileErr && !profileErr.details.length && (
+            <p class="banner error" role="alert">
+              {profileErr.message}
+            </p>
+          )}
+          <Field label="Name" error={profileErr?.field('name')}>
+            {(id, d) => (
+              <input id={id} aria-describedby={d} value={name} onInput={(e) => setName(val(e))} />
+            )}
+          </Field>
+          <Field label="Description" error={profileErr?.field('description')}>
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                value={description}
+                onInput={(e) => setDescription(val(e))}
+              />
+            )}
+          </Field>
+          <Field
+            label="Avatar URL"
+            error={profileErr?.field('avatar')}
+            hint="An uploaded image's address, or empty for the default"
+          >
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                type="url"
+                value={avatar}
+                onInput={(e) => setAvatar(val(e))}
+              />
+            )}
+          </Field>
+          <button class="btn primary" type="submit">
+            Save profile
+          </button>
+        </form>
       </section>
 
       <section class="card danger-zone">
