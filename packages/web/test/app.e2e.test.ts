@@ -394,6 +394,7 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       .poll(() => page.getByText('Connection lost — reconnecting…').count(), { timeout: TIMEOUT })
       .toBe(0);
     expect(await page.locator('.msg .text', { hasText: missed }).count()).toBe(1);
+    await message(bob.page, missed).waitFor({ timeout: 30_000 });
     expect(await page.locator('.msg .text', { hasText: 'Hello Bob, welcome!' }).count()).toBe(1);
   });
 

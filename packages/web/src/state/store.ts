@@ -213,7 +213,11 @@ function refreshGuildSoon(guildId: number): void {
 export const gateway = new Gateway({
   onReady(raw, again) {
     const d = raw as ReadyPerson;
+    // A guild missing from a fresh READY was lost while we were away (kicked, banned, deleted):
+    // no GUILD_DELETE reached us, so say it the same way.
+    const gone = [...guilds.value.values()].filter((g) => !d.guilds.some((x) => x.id === g.id));
     batch(() => {
+      if (again && gone[0]) lostGuild.value = gone[0].name;
       me.value = d.user;
       guilds.value = new Map(d.guilds.map((g) => [g.id, g]));
       readStates.value = new Map(d.readStates.map((r) => [r.channelId, r.lastReadId]));
