@@ -320,7 +320,7 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
     const cells = await row.locator('td').allTextContents();
     expect(cells[3]).toBe('200');
     expect(cells[4]).toMatch(/^\d+ ms$/);
-    await shot(page, '06-bot-page');
+    await shot(page, '06-bot-page', 1080);
 
     // The receiver fails: two tries (PARLEY_WEBHOOK_RETRY_S=1), then `failed`.
     webhookAnswer = (res) => {

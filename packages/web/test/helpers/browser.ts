@@ -85,9 +85,13 @@ export async function person(
   return { ctx, page, errors };
 }
 
-export async function shot(page: Page, name: string): Promise<string> {
+/** A screenshot in test-results/screenshots; `height` shows more of a long page. */
+export async function shot(page: Page, name: string, height?: number): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
+  const before = page.viewportSize();
+  if (height && before) await page.setViewportSize({ width: before.width, height });
   await page.screenshot({ path: file });
+  if (height && before) await page.setViewportSize(before);
   return file;
 }
