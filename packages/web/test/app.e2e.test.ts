@@ -400,7 +400,16 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
 
   it('kick a member: their view loses the guild (GUILD_DELETE, D51)', async () => {
     const { page } = alice;
-    await page.goto(`/g/${guildId}/settings?tab=members`);
+    // Roles with their permissions by name (D11), given to a member.
+    await page.goto(`/g/${guildId}/settings?tab=roles`);
+    await page.getByLabel('Role name').fill('moderators');
+    await page.getByRole('button', { name: 'Create role' }).click();
+    await page.locator('.admin-row.role input[value="moderators"]').waitFor({ timeout: TIMEOUT });
+    await page.getByRole('tab', { name: 'Members' }).click();
+    const bobRow = page.locator('.member-admin', { hasText: 'bob' });
+    await bobRow.getByLabel('moderators').check();
+    await expect.poll(() => bobRow.getByLabel('moderators').isChecked()).toBe(true);
+    await shot(page, '10-guild-members');
     await page.getByRole('button', { name: 'Kick bob' }).click();
     await page
       .getByRole('dialog', { name: 'Kick bob?' })
@@ -410,7 +419,7 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       .getByText('You are no longer a member of Parley HQ.')
       .waitFor({ timeout: TIMEOUT });
     expect(await bob.page.getByRole('link', { name: /Parley HQ/ }).count()).toBe(0);
-    await shot(bob.page, '10-kicked');
+    await shot(bob.page, '11-kicked');
   });
 
   it('the send flow by keyboard alone: the composer and its buttons are reachable', async () => {
@@ -440,16 +449,16 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       expect(
         await page.evaluate<number>('document.documentElement.scrollWidth'),
       ).toBeLessThanOrEqual(360);
-      await shot(page, '11-phone-chat');
+      await shot(page, '12-phone-chat');
       await page.getByRole('button', { name: 'Open navigation' }).click();
       await page.getByRole('link', { name: 'My bots' }).waitFor();
-      await shot(page, '12-phone-drawer');
+      await shot(page, '13-phone-drawer');
       await page.getByRole('link', { name: 'My bots' }).click();
       await page.getByRole('heading', { name: /My bots \(/ }).waitFor({ timeout: TIMEOUT });
       expect(
         await page.evaluate<number>('document.documentElement.scrollWidth'),
       ).toBeLessThanOrEqual(360);
-      await shot(page, '13-phone-bots');
+      await shot(page, '14-phone-bots');
       expect(phone.errors).toEqual([]);
     } finally {
       await phone.ctx.close();
