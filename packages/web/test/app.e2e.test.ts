@@ -402,9 +402,9 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
     const { page } = alice;
     // Roles with their permissions by name (D11), given to a member.
     await page.goto(`/g/${guildId}/settings?tab=roles`);
-    await page.getByLabel('Role name').fill('moderators');
+    await page.getByLabel('New role name').fill('moderators');
     await page.getByRole('button', { name: 'Create role' }).click();
-    await page.locator('.admin-row.role input[value="moderators"]').waitFor({ timeout: TIMEOUT });
+    await page.getByLabel('Name of role moderators').waitFor({ timeout: TIMEOUT });
     await page.getByRole('tab', { name: 'Members' }).click();
     const bobRow = page.locator('.member-admin', { hasText: 'bob' });
     await bobRow.getByLabel('moderators').check();

@@ -318,7 +318,7 @@ function RoleRow({ guild, role }: { guild: Guild; role: Role }) {
       >
         <div class="row">
           <label class="inline grow">
-            <span class="sr-only">Role name</span>
+            <span class="sr-only">Name of role {role.name}</span>
             <input value={name} disabled={everyone} onInput={(e) => setName(val(e))} />
           </label>
           <button class="btn small" type="submit">
@@ -383,7 +383,7 @@ function Roles({ guild }: { guild: Guild }) {
           }
         }}
       >
-        <Field label="Role name">
+        <Field label="New role name">
           {(id) => <input id={id} required value={name} onInput={(e) => setName(val(e))} />}
         </Field>
         <PermissionBoxes value={perms} onChange={setPerms} idPrefix="new" />
