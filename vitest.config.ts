@@ -31,6 +31,11 @@ export default defineConfig({
         test: { name: 'process', include: ['packages/server/test/process/**/*.test.ts'] },
       },
       {
+        extends: true,
+        // @parley/sdk: unit tests and end-to-end tests against real server processes.
+        test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'] },
+      },
+      {
         // D55: the web app in a real browser (Debian's Chromium) against a real server process.
         extends: true,
         test: {

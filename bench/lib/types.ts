@@ -57,6 +57,8 @@ export interface Benchmark {
   /** one line for `--list` and the report */
   readonly title: string;
   run(ctx: BenchContext): Promise<BenchOutcome>;
+  /** wall-time bound of a full run in seconds (default 300; × --scale when above 1) */
+  readonly watchdogS?: number;
 }
 
 /** A benchmark that cannot run yet (the server lacks what it measures): not a failure. */

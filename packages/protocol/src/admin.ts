@@ -2,10 +2,14 @@ import { Type, type Static } from 'typebox';
 import { ALL_PERMISSIONS } from './permissions.js';
 import { Id } from './ids.js';
 import { Bot, Member } from './rest.js';
+import { AvatarUrl, LabelName } from './text.js';
 
-/** D41: the operator API's request and response bodies. */
-const Name = Type.String({ minLength: 1, maxLength: 100 });
-const Url = Type.String({ minLength: 1, maxLength: 2048, format: 'uri' });
+/**
+ * D41: the operator API's request and response bodies. D54: names are safe text (no control,
+ * format or bidi characters) and avatars http(s) URLs only — the shared schemas of text.ts.
+ */
+const Name = LabelName;
+const Url = AvatarUrl;
 const PermissionBits = Type.Integer({ minimum: 0, maximum: ALL_PERMISSIONS });
 
 export const CreateUserBody = Type.Object(

@@ -192,6 +192,13 @@ export const MemberRolesBody = Type.Object(
 );
 export type MemberRolesBody = Static<typeof MemberRolesBody>;
 
+/** D49: a channel's overwrite for a role (unknown fields refused, unlike the operator's form). */
+export const AppOverwriteBody = Type.Object(
+  { allow: PermissionBits, deny: PermissionBits },
+  { title: 'AppOverwriteBody', additionalProperties: false },
+);
+export type AppOverwriteBody = Static<typeof AppOverwriteBody>;
+
 /** D51 GUILD_MEMBER_UPDATE data, and the answer of the member-roles route. */
 export const MemberRoles = Type.Object(
   { guildId: Id, user: MemberUser, roles: Type.Array(Id) },

@@ -1,3 +1,5 @@
+import type { Bot, BotUser } from './rest.js';
+
 /** D30: gateway opcodes. */
 export const GatewayOp = {
   DISPATCH: 0,
@@ -35,3 +37,23 @@ export const MAX_CLIENT_FRAME_BYTES = 4096;
 
 /** D33: gateway ERROR frame codes. */
 export const GATEWAY_ERROR_CODES = ['RATE_LIMIT', 'INVALID_PAYLOAD'] as const;
+
+/** D30: the first frame, `{op:10,d:{heartbeatInterval}}`. */
+export interface HelloData {
+  heartbeatInterval: number;
+}
+
+/** D31: the READY dispatch a bot receives after HELLO (no identify step). */
+export interface ReadyData {
+  sessionId: string;
+  bot: Bot;
+  user: BotUser;
+  guilds: Array<{ id: number }>;
+  resumeWindowS: number;
+}
+
+/** D32/D33: the ERROR dispatch (no `s`). */
+export interface GatewayErrorData {
+  code: (typeof GATEWAY_ERROR_CODES)[number] | (string & {});
+  message: string;
+}

@@ -92,6 +92,7 @@ export const ChannelList = Type.Object(
   { channels: Type.Array(ChannelSummary) },
   { title: 'ChannelList', additionalProperties: false },
 );
+export type ChannelList = Static<typeof ChannelList>;
 
 export const MemberUser = Type.Object(
   { id: Id, name: Type.String(), avatar: Type.String() },
@@ -116,6 +117,7 @@ export const MemberList = Type.Object(
   { members: Type.Array(MemberSummary), hasMore: Type.Boolean() },
   { title: 'MemberList', additionalProperties: false },
 );
+export type MemberList = Static<typeof MemberList>;
 
 export const DmChannelRef = Type.Object(
   { channelId: Id, recipientId: Id },

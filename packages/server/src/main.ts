@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config/config.js';
 import { sweepOrphanBlobs } from './domain/files/files.service.js';
+import { startRetention } from './domain/retention.js';
 import { buildApp } from './http/app.js';
 import { openServices } from './services.js';
 import { WebhookWorker } from './webhooks/worker.js';
@@ -30,6 +31,12 @@ export async function serve(config: Config): Promise<void> {
       ...(https ? { https } : {}),
     },
   );
+  // D54: say what was readable by others before this start.
+  for (const t of services.tightened)
+    app.log.warn(
+      { path: t.path, from: `0${t.from.toString(8)}`, to: `0${t.to.toString(8)}` },
+      'tightened the mode of a data file or directory: it was readable by other local accounts',
+    );
   await app.listen({ host: config.host, port: config.port });
   webhooks.start();
   // Disk held by uploads a crash interrupted (files.service.ts): at start, then hourly.
@@ -43,6 +50,8 @@ export async function serve(config: Config): Promise<void> {
   sweep();
   const sweeper = setInterval(sweep, 3_600_000);
   sweeper.unref();
+  // D53: finished webhook deliveries and old upload counters, at start, then hourly.
+  const retention = startRetention(services.domain, app.log);
   const addr = app.server.address() as AddressInfo;
   if (config.publicUrl === undefined && config.port === 0) {
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -69,6 +78,7 @@ export async function serve(config: Config): Promise<void> {
     if (closing) return;
     closing = true;
     clearInterval(sweeper);
+    retention.stop();
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();

@@ -10,6 +10,7 @@ import { openBlobStore, type BlobStore } from './files/blob-store.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import { createRateLimiter } from './ratelimit/open.js';
 import { migrate, openDatabase, type OpenOptions } from './storage/db.js';
+import { secureDataDir, type Tightened } from './storage/file-modes.js';
 
 /** Everything the transports (HTTP, gateway, CLI) share, built once from the config. */
 export interface Services {
@@ -21,6 +22,8 @@ export interface Services {
   readonly limiter: RateLimiter;
   /** D34–D36: the outbox recorder, the dispatcher and the signals between nodes */
   readonly events: EventsRuntime;
+  /** D54: directories and files whose looser modes were tightened at start (serve logs them) */
+  readonly tightened: readonly Tightened[];
   close(): Promise<void>;
 }
 
@@ -34,6 +37,8 @@ export async function openServices(
   config: Config,
   opts: OpenOptions & { clock?: Clock } = {},
 ): Promise<Services> {
+  // D54: the data directory 0700 before anything is created in it.
+  const dirs = secureDataDir(config.dataDir);
   const handle = openDatabase(config.databaseUrl, { cacheMib: config.sqliteCacheMib, ...opts });
   try {
     await migrate(handle.db, handle.dialect);
@@ -85,6 +90,7 @@ export async function openServices(
       blobs,
       limiter,
       events,
+      tightened: [...dirs, ...handle.tightened],
       close: async () => {
         try {
           await events.close();

@@ -98,7 +98,11 @@ export function adminCommands(config: () => Config): Command {
   user
     .command('session <userId>')
     .description('print a session token for the user')
-    .action(run((s, userId: string) => createSession(s.domain, id('userId', userId))));
+    .action(
+      run(async (s, userId: string) => ({
+        token: (await createSession(s.domain, id('userId', userId))).token,
+      })),
+    );
 
   admin
     .command('guild')

@@ -12,6 +12,7 @@ import { AppError } from '../errors/app-error.js';
 import { adminCommands } from './admin.commands.js';
 import { seedDemo } from './seed.js';
 import { generateOpenApi } from './openapi.js';
+import { listenCommand } from './listen.js';
 
 /** `parley …`: one entry point for the server, the operator commands and the tooling. */
 
@@ -36,6 +37,7 @@ program
   });
 
 program.addCommand(adminCommands(config));
+program.addCommand(listenCommand());
 
 program
   .command('seed')
@@ -43,7 +45,7 @@ program
   .addOption(
     new Option(
       '--demo',
-      'a demo guild with channels, two people and one bot',
+      'a demo guild with channels, two people, one bot and an invite (once: a second run says it is there)',
     ).makeOptionMandatory(),
   )
   .action(async () => {

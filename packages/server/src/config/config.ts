@@ -45,6 +45,19 @@ export interface Config {
   readonly webhookRetryS: readonly number[];
   readonly webhookAllowInsecure: boolean;
   readonly webhookAllowPrivate: boolean;
+  /** D54: a request must have fully arrived (headers and body) within this many ms */
+  readonly requestTimeoutMs: number;
+  /** D53: days finished webhook deliveries are kept */
+  readonly deliveryRetentionDays: DeliveryRetention;
+  /** D46: who may register: `invite` (with a valid invite code), `open`, or `closed` */
+  readonly registration: 'invite' | 'open' | 'closed';
+  /** D47: a person's session unused for this many days expires */
+  readonly sessionIdleDays: number;
+}
+
+export interface DeliveryRetention {
+  readonly delivered: number;
+  readonly failed: number;
 }
 
 export class ConfigError extends Error {
@@ -179,6 +192,19 @@ const secret: Parser<string | undefined> = (raw, name) => {
   if (raw === '') return undefined;
   if (raw.length < 16) throw new ConfigError(name, 'must be at least 16 characters');
   return raw;
+};
+
+/** D53: `delivered,failed` whole days, each from 1 to 3650. */
+const retentionDays: Parser<DeliveryRetention> = (raw, name) => {
+  const m = /^\s*([0-9]{1,4})\s*,\s*([0-9]{1,4})\s*$/.exec(raw);
+  const delivered = Number(m?.[1]);
+  const failed = Number(m?.[2]);
+  if (!m || delivered < 1 || failed < 1 || delivered > 3650 || failed > 3650)
+    throw new ConfigError(
+      name,
+      `expected "delivered,failed" days from 1 to 3650 (e.g. 7,30), got "${raw}"`,
+    );
+  return { delivered, failed };
 };
 
 /** D39: about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h. */
@@ -365,6 +391,38 @@ export const CONFIG_SPEC = [
     default: 'false',
     doc: 'Allow webhook targets on loopback/private ranges (D37).',
     parse: bool,
+  }),
+  spec({
+    name: 'PARLEY_REQUEST_TIMEOUT_MS',
+    key: 'requestTimeoutMs',
+    default: '30000',
+    doc: 'A request whose headers and body have not fully arrived in this time gets 408 and its connection is closed (D54).',
+    parse: int(100, 3_600_000),
+  }),
+  spec({
+    name: 'PARLEY_DELIVERY_RETENTION_DAYS',
+    key: 'deliveryRetentionDays',
+    default: '7,30',
+    doc: 'Days webhook deliveries are kept once delivered, and once failed (D53).',
+    parse: retentionDays,
+  }),
+  spec({
+    name: 'PARLEY_REGISTRATION',
+    key: 'registration',
+    default: 'invite',
+    doc: 'Who may register (D46): `invite` (a valid invite code, which joins its guild), `open`, or `closed` (the operator creates people).',
+    parse: (r, n) => {
+      const v = r.trim().toLowerCase();
+      if (v === 'invite' || v === 'open' || v === 'closed') return v;
+      throw new ConfigError(n, `expected invite, open or closed, got "${r}"`);
+    },
+  }),
+  spec({
+    name: 'PARLEY_SESSION_IDLE_DAYS',
+    key: 'sessionIdleDays',
+    default: '30',
+    doc: "A person's session unused for this many days expires (D47).",
+    parse: int(1, 3650),
   }),
 ] as const;
 

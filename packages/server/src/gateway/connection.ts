@@ -6,18 +6,8 @@ import type { Domain } from '../domain/context.js';
 import type { Dispatcher, StreamSink, Subscription } from '../events/dispatcher.js';
 import { dispatchFrame } from '../events/serialize.js';
 import { EntryKind, type StreamEntry } from '../events/stream.js';
-import { take, type BucketState } from '../ratelimit/token-bucket.js';
 import { Close, keepsSession } from './close-codes.js';
-import {
-  errorFrame,
-  HEARTBEAT_ACK_FRAME,
-  helloFrame,
-  INVALID_SESSION_FRAME,
-  parseClientFrame,
-  readyFrame,
-  RECONNECT_FRAME,
-  resumedFrame,
-} from './frames.js';
+import { INVALID_SESSION_FRAME, readyFrame, RECONNECT_FRAME, resumedFrame } from './frames.js';
 import {
   createSession,
   endSession,
@@ -26,6 +16,7 @@ import {
   resumeSession,
   type Claim,
 } from './session-store.js';
+import { SocketLink } from './socket-link.js';
 
 /**
  * One gateway connection as an explicit state machine (ARCHITECTURE habit 4):
@@ -49,14 +40,8 @@ const TRANSITIONS: Readonly<Record<ConnState, readonly ConnState[]>> = {
   closed: [],
 };
 
-/** D32: past the limit, this many more frames while still limited close with 4008. */
-const LIMITED_FRAMES_BEFORE_CLOSE = 20;
-/** D32: at most one ERROR RATE_LIMIT frame per second. */
-const ERROR_FRAME_EVERY_MS = 1000;
 /** A slow reader: stop feeding it until the socket has drained below this. */
 const MAX_BUFFERED_BYTES = 1 << 20;
-/** After sending a close frame, how long a peer gets to answer before the socket is cut. */
-const CLOSE_GRACE_MS = 3000;
 
 export interface ConnectionDeps {
   readonly domain: Domain;
@@ -88,13 +73,8 @@ export class GatewayConnection implements StreamSink {
   claimSeq = 0;
   private sub: Subscription | undefined;
   private replayed = 0;
-  private closeCode: number | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
-  private pinger: NodeJS.Timeout | undefined;
-  private awaitingPong = false;
-  private bucket: BucketState | undefined;
-  private limitedFrames = 0;
-  private lastErrorFrameAt = -Infinity;
+  /** HELLO, heartbeats, frame limits, close codes and batched writes (D30–D33) */
+  private readonly link: SocketLink;
   private established: Promise<void> = Promise.resolve();
   private markDone: () => void = () => {};
   private readonly done = new Promise<void>((resolve) => {
@@ -102,14 +82,21 @@ export class GatewayConnection implements StreamSink {
   });
 
   constructor(
-    private readonly ws: WebSocket,
+    ws: WebSocket,
     readonly bot: BotIdentity,
     private readonly deps: ConnectionDeps,
     private readonly resume: { sessionId: string; seq: number } | undefined,
     /** the upgraded TCP socket under `ws`, to batch writes */
-    private readonly socket?: Duplex,
-  ) {}
-  private corked = false;
+    socket?: Duplex,
+  ) {
+    this.link = new SocketLink(ws, socket, {
+      heartbeatMs: deps.heartbeatMs,
+      rate: deps.rate,
+      clock: deps.domain.clock,
+      closing: () => this.stop(),
+      closed: (code) => this.onSocketClose(code),
+    });
+  }
 
   /** resolves once the socket has closed and the session is settled in the database */
   whenDone(): Promise<void> {
@@ -132,28 +119,7 @@ export class GatewayConnection implements StreamSink {
   }
 
   start(): void {
-    this.ws.on('message', (data: Buffer, isBinary: boolean) => this.onFrame(data, isBinary));
-    this.ws.on('close', (code: number) => this.onSocketClose(code));
-    this.ws.on('pong', () => {
-      this.awaitingPong = false;
-    });
-    // A socket error is followed by 'close'; the listener keeps it from being thrown.
-    this.ws.on('error', () => {});
-    this.send(helloFrame(this.deps.heartbeatMs));
-    // D32: silence for 1.5 × the interval closes with 4009.
-    this.heartbeat = setTimeout(
-      () => this.close(Close.SESSION_TIMED_OUT, 'no heartbeat'),
-      this.deps.heartbeatMs * 1.5,
-    );
-    // WebSocket pings find dead TCP peers (no close frame would ever reach them).
-    this.pinger = setInterval(() => {
-      if (this.awaitingPong) {
-        this.ws.terminate();
-        return;
-      }
-      this.awaitingPong = true;
-      this.ws.ping();
-    }, this.deps.heartbeatMs);
+    this.link.start();
     this.established = this.establish().catch((err: unknown) => {
       this.deps.log(err, 'gateway session could not be established');
       this.close(Close.UNKNOWN_ERROR, 'internal error');
@@ -243,63 +209,11 @@ export class GatewayConnection implements StreamSink {
   }
 
   busy(): boolean {
-    return this.ws.bufferedAmount > MAX_BUFFERED_BYTES;
-  }
-
-  // Client frames
-
-  private onFrame(data: Buffer, isBinary: boolean): void {
-    if (this.stateValue === 'closed') return;
-    if (data.length <= 4096 && this.deps.rate && !this.allowFrame(this.deps.rate)) return;
-    const frame = parseClientFrame(data, isBinary);
-    switch (frame.kind) {
-      case 'close':
-        this.close(frame.code, frame.reason);
-        return;
-      case 'invalid':
-        this.send(errorFrame('INVALID_PAYLOAD', frame.message));
-        return;
-      case 'heartbeat':
-        this.heartbeat?.refresh();
-        this.send(HEARTBEAT_ACK_FRAME);
-        return;
-    }
-  }
-
-  /** D32: 10/s burst 20 (configurable); ERROR frame, then 4008 after 20 more limited frames. */
-  private allowFrame(rate: RateSpec): boolean {
-    const now = this.deps.domain.clock.now();
-    const { decision, state } = take(this.bucket, rate, now);
-    if (decision.allowed) {
-      this.bucket = state;
-      this.limitedFrames = 0;
-      return true;
-    }
-    if (this.limitedFrames++ >= LIMITED_FRAMES_BEFORE_CLOSE) {
-      this.close(Close.RATE_LIMITED, 'rate limited');
-      return false;
-    }
-    if (now - this.lastErrorFrameAt >= ERROR_FRAME_EVERY_MS) {
-      this.lastErrorFrameAt = now;
-      this.send(errorFrame('RATE_LIMIT', 'too many messages'));
-    }
-    return false;
+    return this.link.bufferedAmount > MAX_BUFFERED_BYTES;
   }
 
   private send(frame: string): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
-    // Frames made in the same turn of the loop (a group commit hands over several events at
-    // once, a replay a whole batch) leave in one write instead of one system call each.
-    if (this.socket && !this.corked) {
-      const socket = this.socket;
-      this.corked = true;
-      socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        socket.uncork();
-      });
-    }
-    this.ws.send(frame);
+    this.link.send(frame);
   }
 
   // Ending
@@ -307,10 +221,7 @@ export class GatewayConnection implements StreamSink {
   /** Close with a D33 code; the session's fate follows the close-code table. */
   close(code: number, reason: string): void {
     if (this.stateValue === 'closed') return;
-    this.closeCode = code;
-    this.stop();
-    this.ws.close(code, reason);
-    setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS).unref();
+    this.link.close(code, reason); // → stop()
   }
 
   /** Node shutdown: op 7, then close; the session stays resumable on any node. */
@@ -322,14 +233,12 @@ export class GatewayConnection implements StreamSink {
 
   private stop(): void {
     if (this.stateValue !== 'closed') this.to('closed');
-    clearTimeout(this.heartbeat);
-    clearInterval(this.pinger);
+    this.link.stopTimers();
     this.sub?.close();
   }
 
-  private onSocketClose(code: number): void {
+  private onSocketClose(effective: number): void {
     this.stop();
-    const effective = this.closeCode ?? code;
     void (async () => {
       // The handshake may still be taking the session: settle it once it has.
       await this.established;

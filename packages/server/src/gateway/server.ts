@@ -4,14 +4,20 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ErrorCode } from '@parley/protocol';
-import { authenticate, bearerToken } from '../domain/auth/authenticate.js';
+import { authenticate, bearerToken, unauthorized } from '../domain/auth/authenticate.js';
+import { hashSessionToken, SESSION_PREFIX } from '../domain/auth/session-token.js';
 import type { BotTokenCodec } from '../domain/auth/bot-token.js';
 import type { Domain } from '../domain/context.js';
 import { AppError } from '../errors/app-error.js';
 import type { EventsRuntime } from '../events/runtime.js';
+import { clientAddress } from '../http/client-address.js';
+import { chargeBucket } from '../http/plugins/rate-limit.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Close } from './close-codes.js';
 import { GatewayConnection, type BotIdentity } from './connection.js';
+import { PeopleGateway } from './people-gateway.js';
+import type { PersonIdentity } from './person-connection.js';
+import { PresenceTracker } from './presence.js';
 import { GatewayRegistry } from './registry.js';
 import { releaseNode } from './session-store.js';
 
@@ -25,6 +31,14 @@ export interface GatewayDeps {
 export const GATEWAY_PATH = '/gateway';
 /** D28: at least 1 s between a bot's connection attempts, on every node (shared limiter). */
 const RECONNECT_SPEC = { rate: 1, burst: 1 } as const;
+/**
+ * D51: a person opens several connections at once (tabs, devices, a browser restoring its
+ * windows), so D28's one-per-second would bite them: per person, 10 attempts at once and then
+ * 2 per second. Still a bound on a client stuck in a reconnect loop.
+ */
+const PERSON_RECONNECT_SPEC = { rate: 2, burst: 10 } as const;
+/** D47: the session cookie (http/plugins/person-auth.ts SESSION_COOKIE; not imported: layers). */
+const SESSION_COOKIE = 'parley_session';
 /**
  * D32: a frame over 4096 bytes closes with 4002. `ws` refuses it from the frame header, before
  * reading the payload (a client cannot make us buffer megabytes), but closes with 1009;
@@ -44,6 +58,13 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
   const config = domain.config;
   const log = (err: unknown, msg: string): void => app.log.error({ err }, msg);
   const registry = new GatewayRegistry(domain.db, events, log);
+  // D51: presence counts bots' connections too; people get their own fan-out.
+  const presence = new PresenceTracker(domain, {
+    nodeId: config.nodeId,
+    redisUrl: config.redisUrl,
+    log,
+  });
+  const people = new PeopleGateway(domain, events, presence, log);
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_FRAME_BYTES,
@@ -54,7 +75,13 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
   const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     // Until ws owns it, an error on the raw socket must not crash the process.
     socket.on('error', () => {});
-    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    } catch {
+      // D54: a malformed upgrade request is a 400 in the error form, not a thrown error.
+      return refuse(socket, new AppError('VALIDATION_ERROR', 'Malformed URL'));
+    }
     if (url.pathname !== GATEWAY_PATH)
       return refuse(socket, new AppError('NOT_FOUND', `No route GET ${url.pathname}`));
     if (closing)
@@ -64,28 +91,67 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
           headers: { 'retry-after': '1' },
         }),
       );
-    let bot: BotIdentity;
+    let bot: BotIdentity | undefined;
+    let person: PersonIdentity | undefined;
     try {
-      // D9: the Authorization header only; a token in the query or a subprotocol is ignored.
-      const token = bearerToken(req.headers.authorization);
+      // D9: the Authorization header; D51: or a person's session cookie, from this site only.
+      // A token in the query or a subprotocol is ignored.
+      const header = req.headers.authorization;
+      const cookie =
+        header === undefined || header === ''
+          ? cookieValue(req.headers.cookie, SESSION_COOKIE)
+          : undefined;
+      let token: string;
+      if (cookie !== undefined) {
+        if (req.headers.origin !== domain.urls.origin)
+          throw new AppError(
+            'FORBIDDEN',
+            'Cross-site connection refused: a cookie-authenticated gateway connection must come from this site (Origin)',
+          );
+        if (!cookie.startsWith(SESSION_PREFIX)) throw unauthorized('Unknown session cookie');
+        token = cookie;
+      } else {
+        token = bearerToken(header);
+      }
       const principal = await authenticate(domain, codec, token);
-      const claims = await codec.verify(token);
-      if (!principal.isBot || principal.botId === undefined || !claims)
-        throw new AppError('UNAUTHORIZED', 'The gateway takes bot tokens only', {
-          headers: { 'www-authenticate': 'Bearer' },
-        });
-      bot = { botId: principal.botId, userId: principal.userId, generation: claims.generation };
-      // D28: a second attempt less than 1 s after the previous one is refused.
-      const d = await limiter.consume(`gateway-connect:bot:${bot.botId}`, RECONNECT_SPEC);
-      if (!d.allowed) {
-        const retryAfter = d.retryAfterMs / 1000;
-        throw new AppError(
-          'RATE_LIMIT_EXCEEDED',
-          `Reconnecting too fast: at most one connection attempt per second; retry after ${retryAfter} s`,
-          { retryAfter, headers: { 'retry-after': String(Math.ceil(retryAfter)) } },
+      if (!principal.isBot) {
+        person = { userId: principal.userId, tokenHash: hashSessionToken(token) };
+        const d = await limiter.consume(
+          `gateway-connect:person:${principal.userId}`,
+          PERSON_RECONNECT_SPEC,
         );
+        if (!d.allowed)
+          throw tooFast(
+            d.retryAfterMs,
+            'at most 10 connection attempts at once, then 2 per second',
+          );
+      } else {
+        const claims = await codec.verify(token);
+        if (principal.botId === undefined || !claims)
+          throw new AppError('UNAUTHORIZED', 'Invalid token', {
+            headers: { 'www-authenticate': 'Bearer' },
+          });
+        bot = { botId: principal.botId, userId: principal.userId, generation: claims.generation };
+        // D28: a second attempt less than 1 s after the previous one is refused.
+        const d = await limiter.consume(`gateway-connect:bot:${bot.botId}`, RECONNECT_SPEC);
+        if (!d.allowed) throw tooFast(d.retryAfterMs, 'at most one connection attempt per second');
       }
     } catch (err) {
+      // D54/D25: a failed authentication draws from the client address's bucket (`global`
+      // figures), the same bucket as REST 401s; past it the refusal is a 429.
+      if (err instanceof AppError && err.code === 'UNAUTHORIZED') {
+        try {
+          const ip = clientAddress(req, config.trustProxy);
+          const headers = await chargeBucket({ limiter, config }, 'global', {
+            kind: 'address',
+            ip,
+          });
+          return refuse(socket, err, headers);
+        } catch (limited) {
+          if (limited instanceof AppError) return refuse(socket, limited);
+          throw limited;
+        }
+      }
       if (err instanceof AppError) return refuse(socket, err);
       log(err, 'gateway upgrade failed');
       return refuse(socket, new AppError('INTERNAL_ERROR', 'Internal server error'));
@@ -97,6 +163,12 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
         ws.close(1012, 'server restarting');
         return;
       }
+      if (person) {
+        people.accept(ws, person, resume, socket);
+        return;
+      }
+      if (!bot) return;
+      const botUserId = bot.userId;
       const conn = new GatewayConnection(
         ws,
         bot,
@@ -108,13 +180,17 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
           resumeWindowS: config.resumeWindowS,
           rate: config.rateGateway,
           claimed: (c) => registry.claimed(c),
-          finished: (c) => registry.remove(c),
+          finished: (c) => {
+            registry.remove(c);
+            presence.down(botUserId);
+          },
           log,
         },
         resume,
         socket,
       );
       registry.add(conn);
+      presence.up(botUserId);
       conn.start();
     });
   };
@@ -132,12 +208,15 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
     await releaseNode(domain.db, config.nodeId, domain.clock.now());
     await events.start();
     registry.start();
+    people.start();
+    await presence.start();
   });
 
   // preClose runs before the HTTP server stops: clients still hear op 7 and a clean close.
   app.addHook('preClose', async () => {
     closing = true;
-    await registry.shutdown();
+    await Promise.all([registry.shutdown(), people.shutdown()]);
+    await presence.stop();
     wss.close();
   });
 }
@@ -151,8 +230,36 @@ function resumeParams(url: URL): { sessionId: string; seq: number } | undefined 
   return { sessionId: sessionId ?? '', seq: n };
 }
 
+/** D28: 429 with Retry-After (whole seconds) and retryAfter (fractional). */
+function tooFast(retryAfterMs: number, rule: string): AppError {
+  const retryAfter = retryAfterMs / 1000;
+  return new AppError(
+    'RATE_LIMIT_EXCEEDED',
+    `Reconnecting too fast: ${rule}; retry after ${retryAfter} s`,
+    { retryAfter, headers: { 'retry-after': String(Math.ceil(retryAfter)) } },
+  );
+}
+
+/** One cookie's value from a Cookie header (RFC 6265 pairs; undefined when absent or empty). */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    let v = part.slice(eq + 1).trim();
+    if (v.startsWith('"') && v.endsWith('"') && v.length >= 2) v = v.slice(1, -1);
+    try {
+      v = decodeURIComponent(v);
+    } catch {
+      return undefined;
+    }
+    return v === '' ? undefined : v;
+  }
+  return undefined;
+}
+
 /** D28: a refused upgrade is an HTTP answer with the D5 error body (and D7's request id). */
-function refuse(socket: Duplex, err: AppError): void {
+function refuse(socket: Duplex, err: AppError, extraHeaders: Record<string, string> = {}): void {
   const status = err.status;
   const body = JSON.stringify({
     error: { code: err.code satisfies ErrorCode, message: err.message, ...err.extra },
@@ -162,6 +269,7 @@ function refuse(socket: Duplex, err: AppError): void {
     'content-length': String(Buffer.byteLength(body)),
     'x-request-id': randomUUID(),
     connection: 'close',
+    ...extraHeaders,
     ...err.headers,
   };
   if (status === 401) headers['www-authenticate'] = 'Bearer';

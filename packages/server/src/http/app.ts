@@ -16,6 +16,7 @@ import {
   frameworkErrors,
   installErrorHandler,
 } from './plugins/error-handler.js';
+import { REDACT_PATHS, requestSerializer } from './log-redaction.js';
 import { installJsonParser, JSON_BODY_LIMIT } from './plugins/json-body.js';
 import { installNotFound } from './plugins/not-found.js';
 import { apiRateLimit } from './plugins/rate-limit.js';
@@ -61,17 +62,28 @@ declare module 'fastify' {
   }
 }
 
-/** Log lines never carry the Authorization header or other secrets. */
-const redact = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
-
 /**
  * The Fastify instance, never listening: main.ts listens, tests use inject() (ARCHITECTURE).
  */
 export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<FastifyInstance> {
   const logger = opts.logger === undefined ? false : opts.logger;
+  const timeouts = requestTimeouts(deps.domain.config.requestTimeoutMs);
   const app = Fastify({
-    logger: typeof logger === 'object' && logger !== null ? { ...logger, redact } : logger,
-    ...(opts.https ? { https: opts.https } : {}),
+    // D54: log lines never carry the Authorization header, tokens, session ids or passwords.
+    logger:
+      typeof logger === 'object' && logger !== null
+        ? {
+            ...logger,
+            redact: REDACT_PATHS,
+            serializers: { ...logger.serializers, req: requestSerializer },
+          }
+        : logger,
+    // D54: Node's own timers cut a request that has not fully arrived (its parser's
+    // ERR_HTTP_REQUEST_TIMEOUT → clientErrorHandler → 408 in the D5 form, connection closed).
+    ...(opts.https ? { https: { ...opts.https, ...timeouts } } : { http: timeouts }),
+    requestTimeout: timeouts.requestTimeout,
+    // a socket with nothing moving either way (a client that stopped reading) goes too
+    connectionTimeout: timeouts.requestTimeout * 4,
     bodyLimit: JSON_BODY_LIMIT,
     // D5–D7: routing errors (bad percent-encoding, over-long path parameter) in our form too.
     frameworkErrors,
@@ -153,6 +165,24 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
   installGateway(app, deps);
   await app.register(webRoutes, { deps, dir: opts.webDir }); // D55: the web app at /
   return app;
+}
+
+/**
+ * D54: the whole request (headers and body) must arrive within `ms` of its first byte, so a
+ * client that sends headers and then stalls — or never finishes its headers — cannot hold a
+ * connection. Node checks pending requests every `connectionsCheckingInterval`; at most a tenth
+ * of the timeout (and never more than a second) keeps the cut close to the stated time.
+ */
+export function requestTimeouts(ms: number): {
+  requestTimeout: number;
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  return {
+    requestTimeout: ms,
+    headersTimeout: ms,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(ms / 10))),
+  };
 }
 
 /** A hop count is "trust the first n proxies" (proxy-addr counts hops from the TCP peer). */

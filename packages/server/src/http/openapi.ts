@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { SwaggerOptions } from '@fastify/swagger';
 import { installErrorHandler } from './plugins/error-handler.js';
 import { installNotFound } from './plugins/not-found.js';
+import { refineOpenApi, type RouteInfo } from './openapi-refine.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,8 +12,10 @@ declare module 'fastify' {
 }
 
 /** OpenAPI document generated from the same TypeBox schemas that validate and serialize. */
-export function openApiOptions(origin: string): SwaggerOptions {
+export function openApiOptions(origin: string, routes: readonly RouteInfo[] = []): SwaggerOptions {
   return {
+    // ids as integers, named components, operationIds, per-route errors, headers, webhooks
+    transformObject: (d) => refineOpenApi('openapiObject' in d ? d.openapiObject : {}, routes),
     // Shared schemas keep their own names as components (#/components/schemas/ErrorBody).
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) =>
@@ -21,11 +24,12 @@ export function openApiOptions(origin: string): SwaggerOptions {
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'Parley bot API',
+        title: 'Parley API',
         version: '1.0.0',
         description:
-          'REST API for bots (INTERFACE.md + DECISIONS.md). Errors use the D5 form ' +
-          '`{"error":{"code","message",…}}`. The operator API (`/admin/v1`) is tagged "operator".',
+          'REST API for bots (`/api/v1`), with the operator API (`/admin/v1`, tag "operator") and ' +
+          'the webhook events a bot receives. The contract, with every D-number cited here, is ' +
+          'docs/protocol.md. Errors use the D5 form `{"error":{"code","message",…}}`.',
       },
       servers: [{ url: origin }],
       components: {
@@ -37,6 +41,18 @@ export function openApiOptions(origin: string): SwaggerOptions {
             description: 'Bot token (D8), or a user session token (D41)',
           },
           adminToken: { type: 'http', scheme: 'bearer', description: 'PARLEY_ADMIN_TOKEN (D41)' },
+          sessionToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "A person's session token from register or login (D45–D47)",
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'parley_session',
+            description:
+              'The session cookie set by register and login; writes need Origin = the public origin (D47)',
+          },
         },
       },
       security: [{ botToken: [] }],
@@ -47,6 +63,7 @@ export function openApiOptions(origin: string): SwaggerOptions {
         { name: 'members' },
         { name: 'dm' },
         { name: 'operator', description: 'Operator API (D41)' },
+        { name: 'app', description: "The people's API /app/v1 (D45–D51)" },
       ],
     },
   };
@@ -133,7 +150,7 @@ async function buildDocsApp(
   installErrorHandler(docs);
   installNotFound(docs);
   for (const schema of schemas.values()) docs.addSchema(schema);
-  await docs.register(swagger, openApiOptions(origin));
+  await docs.register(swagger, openApiOptions(origin, routes as unknown as readonly RouteInfo[]));
   await docs.register(swaggerUi, { routePrefix: '/docs' });
   for (const r of routes)
     docs.route({

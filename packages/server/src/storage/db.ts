@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { CustomTypesConfig } from 'pg';
 import {
@@ -13,6 +11,7 @@ import {
 } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
+import { secureSqliteFiles, type Tightened } from './file-modes.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -27,6 +26,8 @@ export interface DatabaseHandle {
    * See domain/derived-cache.ts.
    */
   readonly version: (() => number) | null;
+  /** D54: database files whose looser modes were tightened on opening (the caller logs them) */
+  readonly tightened: readonly Tightened[];
   close(): Promise<void>;
 }
 
@@ -50,7 +51,8 @@ const pgTypes = (types: CustomTypesConfig): CustomTypesConfig => ({
 export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandle {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    // D54: created 0600 (its -wal/-shm follow), looser modes tightened.
+    const tightened = file === ':memory:' ? [] : secureSqliteFiles(file);
     const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
     // WAL + NORMAL: a commit survives a crash of the server process (SIGKILL included), which
@@ -77,6 +79,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     return {
       db,
       dialect: 'sqlite',
+      tightened,
       // Both counters only grow, so their sum changes whenever either does.
       version: () => {
         if (!fresh) {
@@ -105,7 +108,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     });
   };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', version: null, close: () => db.destroy() };
+  return { db, dialect: 'postgres', version: null, tightened: [], close: () => db.destroy() };
 }
 
 /**
@@ -155,7 +158,22 @@ const NO_DERIVED_DATA = new Set([
   'upload_usage_daily',
   'upload_usage_monthly',
   'files',
+  // D46/D48: nothing cached derives from login attempts or read marks (read marks are frequent).
+  'login_failures',
+  'read_states',
+  // D50: written with every webhook try
+  'webhook_attempts',
 ]);
+/**
+ * D47: a session's last use, written at most once a minute per session (domain/auth/
+ * authenticate.ts). Cached session rows are checked against what this process wrote, so this one
+ * statement leaves the version alone: otherwise every active person would drop every cache once a
+ * minute. Other processes' writes still move it (data_version). Ending a session is a DELETE and
+ * moves it as usual.
+ */
+export const SESSION_TOUCH_SQL =
+  'update "user_sessions" set "last_used_at" = ? where "token_hash" = ? and "last_used_at" < ?';
+const NO_DERIVED_STATEMENTS = new Set([SESSION_TOUCH_SQL]);
 const WRITE_TARGET = /^\s*(?:insert\s+into|update|delete\s+from|replace\s+into)\s+"?(\w+)"?/i;
 // Group commit (storage/group-commit.ts) opens and releases a savepoint per member; a ROLLBACK TO
 // one is not neutral.
@@ -169,7 +187,7 @@ class WriteCounter {
 
   watch(text: string, stmt: SQLite.Statement): SqliteStatement {
     if (/^\s*commit\b/i.test(text)) return this.commits(stmt);
-    if (NEUTRAL.test(text)) return stmt;
+    if (NEUTRAL.test(text) || NO_DERIVED_STATEMENTS.has(text)) return stmt;
     const table = WRITE_TARGET.exec(text)?.[1];
     if (table !== undefined && NO_DERIVED_DATA.has(table.toLowerCase())) return stmt;
     const bump = () => {

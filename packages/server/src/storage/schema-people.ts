@@ -6,6 +6,8 @@
 export interface LoginFailuresTable {
   name_key: string;
   at: number;
+  /** 0007: the attempt's own id (an attempt refused by the lockout deletes its row) */
+  attempt_id: number | null;
 }
 
 /** D49: invite codes of a guild. */

@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import type { DeliveryDetail } from '@parley/protocol';
 import { AppError, invalid, notFound } from '../errors/app-error.js';
 import { iso, type Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
@@ -168,21 +169,48 @@ export async function enqueueDeliveries(
   return bots.length;
 }
 
-/** D40/D41: the bot's recent deliveries, newest first. */
+/** D40/D41/D50: the bot's recent deliveries, newest first; only those in `state` when given. */
 export async function listDeliveries(
   d: Domain,
   botId: number,
-  limit = 100,
+  opts: { limit?: number; state?: DeliveryView['state'] | undefined } = {},
 ): Promise<{ deliveries: DeliveryView[] }> {
   await requireBot(d, botId);
-  const rows = await d.db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('bot_id', '=', botId)
+  let q = d.db.selectFrom('webhook_deliveries').selectAll().where('bot_id', '=', botId);
+  if (opts.state !== undefined) q = q.where('state', '=', opts.state);
+  const rows = await q
     .orderBy('id', 'desc')
-    .limit(limit)
+    .limit(opts.limit ?? 100)
     .execute();
   return { deliveries: rows.map(view) };
+}
+
+/** D50: one delivery with every try: when, HTTP status, latency, error, the answer's first 4 KiB. */
+export async function getDelivery(d: Domain, botId: number, id: number): Promise<DeliveryDetail> {
+  const row = await d.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', id)
+    .where('bot_id', '=', botId)
+    .executeTakeFirst();
+  if (!row) throw notFound('delivery');
+  const tries = await d.db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_row_id', '=', id)
+    .orderBy('attempt', 'asc')
+    .execute();
+  const { attempts: _count, ...rest } = view(row);
+  return {
+    ...rest,
+    attempts: tries.map((t) => ({
+      at: iso(Number(t.at)),
+      status: t.status,
+      latencyMs: t.latency_ms,
+      error: t.error,
+      responseBody: t.response_body,
+    })),
+  };
 }
 
 /** D39/D41: one more try now, under the same delivery id. */

@@ -32,7 +32,7 @@ export interface WorkerOptions {
   random?: () => number;
 }
 
-/** Response bodies are not needed: read at most this much, then drop the connection's data. */
+/** D50: the first 4 KiB of each answer is kept; no more is ever read. */
 const MAX_RESPONSE_BYTES = 4096;
 const USER_AGENT = 'Parley-Webhooks/1';
 /**
@@ -70,6 +70,12 @@ interface Outcome {
   last_error: string | null;
   last_latency_ms: number | null;
   updated_at: number;
+  /** D50: this try as the delivery detail shows it (`webhook_attempts`) */
+  try: {
+    attempt: number;
+    at: number;
+    response_body: string | null;
+  };
 }
 
 export class WebhookWorker {
@@ -372,6 +378,8 @@ export class WebhookWorker {
       return this.outcome(row, attempt, { final: true, error: 'webhook address removed' });
 
     const started = performance.now();
+    const startedAt = d.clock.now();
+    let responseBody: string | null = null;
     // One controller and one timer per try: cheaper than AbortSignal.any(AbortSignal.timeout(…),
     // …), which showed up in the profile at thousands of tries per second.
     const abort = new AbortController();
@@ -403,7 +411,7 @@ export class WebhookWorker {
       const ra = res.headers['retry-after'];
       if (status === 429 || status === 503)
         retryAfterS = parseRetryAfter(Array.isArray(ra) ? ra[0] : ra, d.clock.now());
-      await res.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {});
+      responseBody = await readHead(res.body, MAX_RESPONSE_BYTES).catch(() => null);
       // D39: any 2xx is success; redirects are not followed and count as failures.
       if (status < 200 || status > 299)
         error =
@@ -420,11 +428,14 @@ export class WebhookWorker {
       this.aborts.delete(abort);
     }
     const latency = Math.round(performance.now() - started);
-    if (error === null) return this.outcome(row, attempt, { delivered: true, status, latency });
+    const tried = { at: startedAt, body: responseBody };
+    if (error === null)
+      return this.outcome(row, attempt, { delivered: true, status, latency, tried });
     return this.outcome(row, attempt, {
       status,
       latency,
       error,
+      tried,
       ...(retryAfterS !== undefined ? { retryAfterS } : {}),
     });
   }
@@ -439,6 +450,8 @@ export class WebhookWorker {
       latency?: number;
       error?: string;
       retryAfterS?: number;
+      /** when the try started, and the head of the answer */
+      tried?: { at: number; body: string | null };
     },
   ): Outcome {
     const now = this.d.clock.now();
@@ -455,6 +468,7 @@ export class WebhookWorker {
       last_error: o.error ?? null,
       last_latency_ms: o.latency ?? null,
       updated_at: now,
+      try: { attempt, at: o.tried?.at ?? now, response_body: o.tried?.body ?? null },
     };
   }
 
@@ -511,5 +525,47 @@ export class WebhookWorker {
         updated_at = o.column8
       from (values ${sql.join(values)}) as o
       where webhook_deliveries.id = o.column1`.execute(this.d.db);
+    // D50: each try's detail. A try made again after a lost write (its lease expired) has the same
+    // number and is kept once; the padding rows repeat the last one and are dropped the same way.
+    // A delivery deleted meanwhile (its bot was deleted, D50) gets none: the foreign key would
+    // otherwise refuse the whole batch.
+    const tries = rows.map((o, i) =>
+      i === 0
+        ? sql`(cast(${o.id} as bigint), cast(${o.try.attempt} as integer), cast(${o.try.at} as bigint),
+            cast(${o.last_status} as integer), cast(${o.last_latency_ms} as integer),
+            cast(${o.last_error} as text), cast(${o.try.response_body} as text))`
+        : sql`(${o.id}, ${o.try.attempt}, ${o.try.at}, ${o.last_status}, ${o.last_latency_ms}, ${o.last_error}, ${o.try.response_body})`,
+    );
+    await sql`
+      insert into webhook_attempts
+        (delivery_row_id, attempt, at, status, latency_ms, error, response_body)
+      select t.column1, t.column2, t.column3, t.column4, t.column5, t.column6, t.column7
+      from (values ${sql.join(tries)}) as t
+      where exists (select 1 from webhook_deliveries d where d.id = t.column1)
+      on conflict (delivery_row_id, attempt) do nothing`.execute(this.d.db);
   }
+}
+
+/**
+ * D50: the first `max` bytes of an answer's body as text; the rest is never read (the stream is
+ * destroyed, which also drops the connection rather than drain a large answer). NUL characters
+ * become U+FFFD (PostgreSQL text cannot hold them).
+ */
+async function readHead(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  max: number,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const room = max - size;
+      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      size += Math.min(chunk.length, room);
+      if (size >= max) break;
+    }
+  } finally {
+    if (size >= max) body.destroy();
+  }
+  return Buffer.concat(chunks, size).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }

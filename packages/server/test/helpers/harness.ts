@@ -64,6 +64,8 @@ export interface Harness {
   request(opts: InjectOptions): Promise<Reply>;
   /** calls with `Authorization: Bearer <token>` (undefined token: no header) */
   as(token: string | undefined): Caller;
+  /** D45: calls to the people's API `/app/v1` with a session token as bearer (undefined: none) */
+  people(token: string | undefined): Caller;
   admin: Caller;
   close(): Promise<void>;
 }
@@ -73,6 +75,7 @@ export interface Caller {
   delete(url: string): Promise<Reply>;
   post(url: string, body?: unknown): Promise<Reply>;
   put(url: string, body?: unknown): Promise<Reply>;
+  patch(url: string, body?: unknown): Promise<Reply>;
 }
 
 export async function createHarness(
@@ -122,7 +125,7 @@ export async function createHarness(
   const caller = (token: string | undefined, prefix: string): Caller => {
     const headers = (): Record<string, string> =>
       token === undefined ? {} : { authorization: `Bearer ${token}` };
-    const withBody = (method: 'POST' | 'PUT', url: string, body: unknown) =>
+    const withBody = (method: 'POST' | 'PUT' | 'PATCH', url: string, body: unknown) =>
       request({
         method,
         url: prefix + url,
@@ -137,6 +140,7 @@ export async function createHarness(
       delete: (url) => request({ method: 'DELETE', url: prefix + url, headers: headers() }),
       post: (url, body) => withBody('POST', url, body),
       put: (url, body) => withBody('PUT', url, body),
+      patch: (url, body) => withBody('PATCH', url, body),
     };
   };
   return {
@@ -145,6 +149,7 @@ export async function createHarness(
     config,
     request,
     as: (token) => caller(token, '/api/v1'),
+    people: (token) => caller(token, '/app/v1'),
     admin: caller(ADMIN_TOKEN, '/admin/v1'),
     close: async () => {
       await app.close();

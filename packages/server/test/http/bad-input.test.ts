@@ -957,6 +957,7 @@ dbDescribe('bad input (table-driven)', () => {
 dbDescribe('bodiless requests with Content-Type: application/json (D44)', () => {
   let h: Harness;
   let w: World;
+  let d44Users = 0;
   beforeAll(async () => {
     h = await createHarness();
     w = await makeWorld(h);
@@ -1040,7 +1041,7 @@ dbDescribe('bodiless requests with Content-Type: application/json (D44)', () => 
       });
 
       it(`operator session, token and member-removal routes work ${label}`, async () => {
-        const user = await makeUser(h, 'd44');
+        const user = await makeUser(h, `d44-${++d44Users}`); // names are unique (D46)
         const session = await send(
           'POST',
           `/admin/v1/users/${user.id}/sessions`,

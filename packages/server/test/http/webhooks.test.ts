@@ -46,11 +46,13 @@ dbDescribe('webhook delivery', () => {
     await h.close();
   });
 
+  let owners = 0;
   async function botWithReceiver(r?: Receiver) {
     const receiver = r ?? (await new Receiver().listen());
     receivers.push(receiver);
-    // INTERFACE: 3 bots per account — each bot here gets its own owner.
-    const owner = await makeUser(h, `owner${receivers.length}`);
+    // INTERFACE: 3 bots per account — each bot here gets its own owner (people's names are
+    // unique, D46: numbered across the whole suite, not per test).
+    const owner = await makeUser(h, `owner${++owners}`);
     const bot = await makeBot(h, owner.id, `bot${receivers.length}`);
     const set = await h.admin.put(`/bots/${bot.id}/webhook`, { url: receiver.url });
     expect(set.status).toBe(200);

@@ -35,6 +35,10 @@ const FIGURES: Record<string, { ids: string[]; mayBeUnavailable?: RegExp }> = {
     mayBeUnavailable: /^webhooks not available/,
   },
   idle: { ids: ['rss_start_mib', 'rss_idle_mib', 'ratio_idle_start', 'ratio_idle_load_end'] },
+  'people-fanout': {
+    ids: ['p50', 'p99', 'ratio_p99', 'kib_per_person', 'missing'],
+    mayBeUnavailable: /^gateway not available/,
+  },
 };
 
 interface Stored {

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DerivedCache } from '../../src/domain/derived-cache.js';
-import { migrate, openDatabase, sql, type DatabaseHandle } from '../../src/storage/db.js';
+import {
+  migrate,
+  openDatabase,
+  SESSION_TOUCH_SQL,
+  sql,
+  type DatabaseHandle,
+} from '../../src/storage/db.js';
+import { rawQuery } from '../../src/storage/raw-sql.js';
 
 // The SQLite version token behind domain/derived-cache.ts: it must move for every write that
 // could change cached auth/access/recipient data — by this connection, by another process on
@@ -117,6 +124,32 @@ describe('DerivedCache over SQLite (storage/db.ts version)', () => {
       await sql`select 1`.execute(trx);
     });
     expect(version(a)).toBe(v0);
+  });
+
+  it("D47: a session's last-use touch leaves it alone; ending a session moves it", async () => {
+    await a.db
+      .insertInto('user_sessions')
+      .values({
+        token_hash: 'h1',
+        user_id: 1,
+        created_at: 0,
+        id: 's1',
+        last_used_at: 0,
+        user_agent: '',
+      })
+      .execute();
+    const v0 = version(a);
+    await rawQuery(a.db, SESSION_TOUCH_SQL, [60_000, 'h1', 60_000]);
+    expect(version(a)).toBe(v0);
+    const row = await a.db
+      .selectFrom('user_sessions')
+      .select('last_used_at')
+      .where('token_hash', '=', 'h1')
+      .executeTakeFirstOrThrow();
+    expect(row.last_used_at).toBe(60_000);
+    // Any other write to sessions (here: ending it) drops cached session rows.
+    await a.db.deleteFrom('user_sessions').where('token_hash', '=', 'h1').execute();
+    expect(version(a)).not.toBe(v0);
   });
 
   it('cached values are frozen: a caller cannot change what the next one gets', async () => {

@@ -73,7 +73,15 @@ describe('bucket policy (D25)', () => {
     expect(bucketKey('global', bot)).toBe('global:bot:7');
     expect(bucketKey('messages', bot)).toBe('messages:bot:7');
     expect(bucketKey('global', person)).toBe('global:user:8');
-    expect(bucketKey('global', { kind: 'address', ip: '::1' })).toBe('global:ip:::1');
+    // D54: IPv6 clients are keyed by their /64, IPv4-mapped ones by their IPv4 address
+    expect(bucketKey('global', { kind: 'address', ip: '::1' })).toBe('global:ip:::/64');
+    expect(bucketKey('global', { kind: 'address', ip: '2001:db8:1:2:3:4:5:6' })).toBe(
+      'global:ip:2001:db8:1:2::/64',
+    );
+    expect(bucketKey('global', { kind: 'address', ip: '::ffff:127.0.0.1' })).toBe(
+      'global:ip:127.0.0.1',
+    );
+    expect(bucketKey('global', { kind: 'address', ip: '127.0.0.1' })).toBe('global:ip:127.0.0.1');
   });
 
   it('figures come from the configuration, D25 defaults, `off` = null (D27, D42)', () => {

@@ -2,6 +2,8 @@ import { AppError } from '../../errors/app-error.js';
 import type { Domain } from '../context.js';
 import type { BotTokenCodec } from './bot-token.js';
 import type { Principal } from './principal.js';
+import { SESSION_TOUCH_SQL } from '../../storage/db.js';
+import { rawQuery } from '../../storage/raw-sql.js';
 import { SESSION_PREFIX, hashSessionToken } from './session-token.js';
 
 export const unauthorized = (why = 'Missing or invalid token'): AppError =>
@@ -15,25 +17,77 @@ export function bearerToken(header: string | undefined): string {
   return m[1];
 }
 
+/** D47: last use is written at most this often per session. */
+export const SESSION_TOUCH_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * What this process last wrote as each session's last use (the cached row may predate it: the
+ * touch leaves the cache's version alone, storage/db.ts SESSION_TOUCH_SQL). Per database handle;
+ * bounded (dropping it costs at most one extra write per session).
+ */
+const touchedBy = new WeakMap<object, Map<string, number>>();
+const TOUCHED_MAX = 100_000;
+
+function touchedMap(d: Pick<Domain, 'db'>): Map<string, number> {
+  let m = touchedBy.get(d.db);
+  if (!m) touchedBy.set(d.db, (m = new Map()));
+  return m;
+}
+
+/**
+ * D46/D47: a person's session token. Unknown, ended (row deleted), expired (unused for
+ * PARLEY_SESSION_IDLE_DAYS) or disabled → 401. The row is cached (derived cache: every end of a
+ * session is a DELETE, which drops it); its last use is written at most once a minute.
+ */
+async function personSession(
+  d: Pick<Domain, 'db' | 'cache' | 'clock' | 'config' | 'people'>,
+  token: string,
+): Promise<Principal> {
+  const hash = hashSessionToken(token);
+  const row = await d.cache.get(`session:${hash}`, () =>
+    d.db
+      .selectFrom('user_sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .select(['u.id', 'u.name', 'u.is_bot', 'u.disabled', 's.id as sessionId', 's.last_used_at'])
+      .where('s.token_hash', '=', hash)
+      .executeTakeFirst(),
+  );
+  if (!row || row.is_bot) throw unauthorized('Unknown or ended session');
+  if (row.disabled) throw unauthorized('This account is disabled');
+  const touched = touchedMap(d);
+  const now = d.clock.now();
+  const last = Math.max(Number(row.last_used_at), touched.get(hash) ?? 0);
+  if (now - last > d.config.sessionIdleDays * DAY_MS) {
+    // D47: expired. Remove it, so its gateway connections close too (4004).
+    await d.db.deleteFrom('user_sessions').where('token_hash', '=', hash).execute();
+    d.people.sessionsChanged(d.db, row.id);
+    touched.delete(hash);
+    throw unauthorized('Session expired');
+  }
+  let didTouch = false;
+  if (now - last >= SESSION_TOUCH_MS) {
+    if (touched.size >= TOUCHED_MAX) touched.clear();
+    touched.set(hash, now);
+    await rawQuery(d.db, SESSION_TOUCH_SQL, [now, hash, now]);
+    didTouch = true;
+  }
+  return {
+    userId: row.id,
+    name: row.name,
+    isBot: false,
+    botId: undefined,
+    session: { id: row.sessionId, hash, touched: didTouch },
+  };
+}
+
 /** Resolve a token to its principal: a bot token (JWT) or a human session token. */
 export async function authenticate(
-  d: Pick<Domain, 'db' | 'cache'>,
+  d: Pick<Domain, 'db' | 'cache' | 'clock' | 'config' | 'people'>,
   codec: BotTokenCodec,
   token: string,
 ): Promise<Principal> {
-  if (token.startsWith(SESSION_PREFIX)) {
-    const hash = hashSessionToken(token);
-    const row = await d.cache.get(`session:${hash}`, () =>
-      d.db
-        .selectFrom('user_sessions as s')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .select(['u.id', 'u.name', 'u.is_bot'])
-        .where('s.token_hash', '=', hash)
-        .executeTakeFirst(),
-    );
-    if (!row || row.is_bot) throw unauthorized('Unknown session token');
-    return { userId: row.id, name: row.name, isBot: false, botId: undefined };
-  }
+  if (token.startsWith(SESSION_PREFIX)) return personSession(d, token);
   const claims = await codec.verify(token);
   if (!claims) throw unauthorized('Invalid token');
   // D8: an old generation (the token was reset) is refused from the very next request — the

@@ -5,4 +5,16 @@ export interface Principal {
   readonly isBot: boolean;
   /** set when the caller is a bot */
   readonly botId: number | undefined;
+  /** D47: set when a person authenticated with a session token */
+  readonly session?: SessionRef;
+}
+
+/** D47: the session a person's request came with. */
+export interface SessionRef {
+  /** the public id (GET /app/v1/sessions) */
+  readonly id: string;
+  /** SHA-256 of the token, the row's key */
+  readonly hash: string;
+  /** last_used_at was written by this request (the cookie may be renewed) */
+  readonly touched: boolean;
 }

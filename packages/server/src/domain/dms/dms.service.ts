@@ -9,7 +9,12 @@ export interface DmChannel {
   userHigh: number;
 }
 
-/** D21: a DM channel the caller is part of; a guild channel id here is unknown (404). */
+/**
+ * D21: a DM channel the caller is part of; a guild channel id here is unknown (404).
+ * D54: a bot↔person DM lasts only while the two share a guild — a bot removed from every guild
+ * it shared with the person can no longer send, read, edit or delete there (403), and neither can
+ * the person write to it. Person↔person DMs are checked only when opened (D21).
+ */
 export async function requireDmChannel(
   d: Domain,
   p: Principal,
@@ -23,6 +28,9 @@ export async function requireDmChannel(
   if (!ch || ch.dm_user_low === null || ch.dm_user_high === null) throw notFound('channel');
   if (ch.dm_user_low !== p.userId && ch.dm_user_high !== p.userId)
     throw forbidden('Not a party of this DM channel');
+  const other = ch.dm_user_low === p.userId ? ch.dm_user_high : ch.dm_user_low;
+  if ((p.isBot || (await isBotUser(d, other))) && !(await shareGuild(d, p.userId, other)))
+    throw forbidden('You no longer share a guild with this user');
   return { id: ch.id, userLow: ch.dm_user_low, userHigh: ch.dm_user_high };
 }
 
@@ -40,15 +48,8 @@ export async function openDm(d: Domain, p: Principal, userId: number): Promise<D
   if (!other) throw notFound('user');
   if (other.id === p.userId) throw invalid('userId', 'cannot open a DM with yourself');
   if (p.isBot && other.is_bot) throw forbidden('Bots cannot open DMs with other bots');
-  const shared = await d.db
-    .selectFrom('members as a')
-    .innerJoin('members as b', 'b.guild_id', 'a.guild_id')
-    .select('a.guild_id')
-    .where('a.user_id', '=', p.userId)
-    .where('b.user_id', '=', other.id)
-    .limit(1)
-    .executeTakeFirst();
-  if (!shared) throw forbidden('You share no guild with this user');
+  if (!(await shareGuild(d, p.userId, other.id)))
+    throw forbidden('You share no guild with this user');
 
   const low = Math.min(p.userId, other.id);
   const high = Math.max(p.userId, other.id);
@@ -71,6 +72,27 @@ export async function openDm(d: Domain, p: Principal, userId: number): Promise<D
   const id = await findDm(d, low, high);
   if (id === undefined) throw new AppError('INTERNAL_ERROR', 'DM channel vanished after creation');
   return { channelId: id, recipientId: other.id };
+}
+
+async function shareGuild(d: Domain, a: number, b: number): Promise<boolean> {
+  const shared = await d.db
+    .selectFrom('members as a')
+    .innerJoin('members as b', 'b.guild_id', 'a.guild_id')
+    .select('a.guild_id')
+    .where('a.user_id', '=', a)
+    .where('b.user_id', '=', b)
+    .limit(1)
+    .executeTakeFirst();
+  return shared !== undefined;
+}
+
+async function isBotUser(d: Domain, userId: number): Promise<boolean> {
+  const u = await d.db
+    .selectFrom('users')
+    .select('is_bot')
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return Boolean(u?.is_bot);
 }
 
 async function findDm(d: Domain, low: number, high: number): Promise<number | undefined> {

@@ -4,6 +4,7 @@ import { iso } from '../../ids/clock.js';
 import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
+import { guildView } from '../guilds/guild-view.js';
 import { requireGuildMember } from '../permissions/access.service.js';
 import { memberUserView, memberView } from '../views.js';
 
@@ -75,7 +76,33 @@ export async function getMember(
   return m;
 }
 
-// Operator side (D41).
+// Operator side (D41), and the people's joins and leaves (D46, D48–D50).
+
+/** Roles given for a member: @everyone is implicit (listing it is allowed and ignored). */
+export async function checkRoles(
+  db: Db,
+  guildId: number,
+  roles: number[] | undefined,
+): Promise<number[]> {
+  const wanted = (roles ?? []).filter((r) => r !== guildId);
+  if (wanted.length === 0) return wanted;
+  const found = await db
+    .selectFrom('roles')
+    .select('id')
+    .where('guild_id', '=', guildId)
+    .where('id', 'in', wanted)
+    .execute();
+  const ok = new Set(found.map((r) => r.id));
+  const bad = wanted.filter((r) => !ok.has(r));
+  if (bad.length > 0)
+    throw new AppError('VALIDATION_ERROR', `Unknown role id(s) in this guild: ${bad.join(', ')}`, {
+      details: bad.map((r) => ({
+        field: 'roles',
+        problem: `role ${r} is not a role of this guild`,
+      })),
+    });
+  return wanted;
+}
 
 /** Add a member (GUILD_MEMBER_ADD) or replace its roles. `created` tells which happened. */
 export async function putMember(
@@ -96,49 +123,51 @@ export async function putMember(
     .where('id', '=', userId)
     .executeTakeFirst();
   if (!user) throw notFound('user');
-  // @everyone is implicit; listing it is allowed and ignored.
-  const wanted = (body.roles ?? []).filter((r) => r !== guildId);
-  if (wanted.length > 0) {
-    const found = await d.db
-      .selectFrom('roles')
-      .select('id')
-      .where('guild_id', '=', guildId)
-      .where('id', 'in', wanted)
-      .execute();
-    const ok = new Set(found.map((r) => r.id));
-    const bad = wanted.filter((r) => !ok.has(r));
-    if (bad.length > 0)
-      throw new AppError(
-        'VALIDATION_ERROR',
-        `Unknown role id(s) in this guild: ${bad.join(', ')}`,
-        {
-          details: bad.map((r) => ({
-            field: 'roles',
-            problem: `role ${r} is not a role of this guild`,
-          })),
-        },
-      );
-  }
-  return d.db.transaction().execute(async (trx) => {
-    const existing = await trx
-      .selectFrom('members')
-      .select('joined_at')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
+  const wanted = await checkRoles(d.db, guildId, body.roles);
+  return d.db
+    .transaction()
+    .execute((trx) => putMemberIn(trx, d, guildId, userId, body.roles, wanted));
+}
+
+/**
+ * Inside the caller's transaction: `userId` (an existing user) joins `guildId` (an existing
+ * guild) with no roles, unless already a member. GUILD_MEMBER_ADD for bots (D34) and people, and
+ * GUILD_CREATE to a person who joined (D51). Register with an invite and accepting one use it.
+ */
+export async function joinGuild(
+  trx: Db,
+  d: Domain,
+  guildId: number,
+  userId: number,
+): Promise<{ member: Member; created: boolean }> {
+  return putMemberIn(trx, d, guildId, userId, undefined, []);
+}
+
+async function putMemberIn(
+  trx: Db,
+  d: Domain,
+  guildId: number,
+  userId: number,
+  given: number[] | undefined,
+  wanted: number[],
+): Promise<{ member: Member; created: boolean }> {
+  const existing = await trx
+    .selectFrom('members')
+    .select('joined_at')
+    .where('guild_id', '=', guildId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  let created = !existing;
+  if (created) {
+    const inserted = await trx
+      .insertInto('members')
+      .values({ guild_id: guildId, user_id: userId, joined_at: d.clock.now() })
+      .onConflict((oc) => oc.columns(['guild_id', 'user_id']).doNothing())
       .executeTakeFirst();
-    const created = !existing;
-    if (created) {
-      const inserted = await trx
-        .insertInto('members')
-        .values({ guild_id: guildId, user_id: userId, joined_at: d.clock.now() })
-        .onConflict((oc) => oc.columns(['guild_id', 'user_id']).doNothing())
-        .executeTakeFirst();
-      // A concurrent PUT joined first: this one only sets roles.
-      if (inserted.numInsertedOrUpdatedRows === 0n)
-        return putMemberRoles(trx, d, guildId, userId, body.roles, wanted, false);
-    }
-    return putMemberRoles(trx, d, guildId, userId, body.roles, wanted, created);
-  });
+    // A concurrent PUT joined first: this one only sets roles.
+    if (inserted.numInsertedOrUpdatedRows === 0n) created = false;
+  }
+  return putMemberRoles(trx, d, guildId, userId, given, wanted, created);
 }
 
 async function putMemberRoles(
@@ -169,6 +198,19 @@ async function putMemberRoles(
       envelope: { type: 'GUILD_MEMBER_ADD', data: { guildId, ...member } },
       scope: { kind: 'guild', guildId },
     });
+    // D51: a person who joins gets the whole guild (bots never get GUILD_CREATE).
+    const view = await guildView(trx, guildId, userId);
+    const isBot = await trx
+      .selectFrom('users')
+      .select('is_bot')
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (view && isBot?.is_bot === 0)
+      d.people.people(trx, {
+        type: 'GUILD_CREATE',
+        data: view,
+        audience: { kind: 'users', userIds: [userId] },
+      });
   }
   return { member, created };
 }
@@ -181,32 +223,50 @@ export async function removeMember(d: Domain, guildId: number, userId: number): 
     .where('id', '=', guildId)
     .executeTakeFirst();
   if (!guild) throw notFound('guild');
-  await d.db.transaction().execute(async (trx) => {
-    const user = await trx
-      .selectFrom('members as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.name', 'u.avatar'])
-      .where('m.guild_id', '=', guildId)
-      .where('m.user_id', '=', userId)
-      .executeTakeFirst();
-    if (!user) throw notFound('member');
-    // Recipients are decided while the member is still in the guild, so it gets its own removal.
-    await d.events.record(trx, {
-      envelope: {
-        type: 'GUILD_MEMBER_REMOVE',
-        data: { guildId, user: memberUserView(d.urls, user) },
-      },
-      scope: { kind: 'guild', guildId, alsoUserId: userId },
-    });
-    await trx
-      .deleteFrom('member_roles')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .execute();
-    await trx
-      .deleteFrom('members')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .execute();
+  await d.db.transaction().execute((trx) => removeMemberIn(trx, d, guildId, userId));
+}
+
+/**
+ * Inside the caller's transaction: `userId` leaves `guildId` (404 when not a member).
+ * GUILD_MEMBER_REMOVE to the guild, the removed member included (D34, D51), and GUILD_DELETE
+ * {id} to a removed person (D51: their live view of the guild ends).
+ */
+export async function removeMemberIn(
+  trx: Db,
+  d: Domain,
+  guildId: number,
+  userId: number,
+): Promise<void> {
+  const user = await trx
+    .selectFrom('members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.name', 'u.avatar', 'u.is_bot'])
+    .where('m.guild_id', '=', guildId)
+    .where('m.user_id', '=', userId)
+    .executeTakeFirst();
+  if (!user) throw notFound('member');
+  // Recipients are decided while the member is still in the guild, so it gets its own removal.
+  await d.events.record(trx, {
+    envelope: {
+      type: 'GUILD_MEMBER_REMOVE',
+      data: { guildId, user: memberUserView(d.urls, user) },
+    },
+    scope: { kind: 'guild', guildId, alsoUserId: userId },
   });
+  if (!user.is_bot)
+    d.people.people(trx, {
+      type: 'GUILD_DELETE',
+      data: { id: guildId },
+      audience: { kind: 'users', userIds: [userId] },
+    });
+  await trx
+    .deleteFrom('member_roles')
+    .where('guild_id', '=', guildId)
+    .where('user_id', '=', userId)
+    .execute();
+  await trx
+    .deleteFrom('members')
+    .where('guild_id', '=', guildId)
+    .where('user_id', '=', userId)
+    .execute();
 }

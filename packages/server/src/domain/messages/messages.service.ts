@@ -178,6 +178,12 @@ async function edit(
 
 async function remove(d: Domain, p: Principal, t: Target, messageId: number): Promise<void> {
   const m = await ownMessage(d, p, t, messageId);
+  await removeRow(d, t, m.id);
+}
+
+/** Delete one message of the target channel with its event (D35), or 404. */
+async function removeRow(d: Domain, t: Target, messageId: number): Promise<void> {
+  const m = { id: messageId };
   await d.db.transaction().execute(async (trx) => {
     const res = await trx
       .deleteFrom('messages')
@@ -221,3 +227,24 @@ export const dmMessages = {
   remove: async (d: Domain, p: Principal, channelId: number, messageId: number) =>
     remove(d, p, await dmTarget(d, p, channelId), messageId),
 };
+
+/**
+ * D49 moderation (the caller's right to moderate is checked by the caller): delete any
+ * author's message of a guild channel, with the same MESSAGE_DELETE as the author's own delete
+ * (D34/D35). A message of another channel → 404.
+ */
+export async function moderateGuildMessage(
+  d: Domain,
+  channel: { id: number; guildId: number },
+  messageId: number,
+): Promise<void> {
+  await removeRow(
+    d,
+    {
+      channelId: channel.id,
+      guildId: channel.guildId,
+      scope: { kind: 'channel', guildId: channel.guildId, channelId: channel.id },
+    },
+    messageId,
+  );
+}

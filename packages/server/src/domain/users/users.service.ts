@@ -1,32 +1,69 @@
 import { hash } from '@node-rs/argon2';
 import type { CreateUserBody, User } from '@parley/protocol';
-import { invalid, notFound } from '../../errors/app-error.js';
+import { conflict, invalid, notFound } from '../../errors/app-error.js';
+import { isUniqueViolation, type Db } from '../../storage/db.js';
+import { nameKey } from '../../storage/name-key.js';
 import type { Domain } from '../context.js';
 import { newSessionId, newSessionToken, hashSessionToken } from '../auth/session-token.js';
 import { avatarUrl } from '../views.js';
 
-/** D41: a human user (bots get their user through createBot). */
+/** D46: the answer when a person's name is taken (ignoring case). */
+export const nameTaken = () => conflict('This name is already taken (names ignore case)');
+
+/** D46: what is kept of a client's User-Agent in the session list. */
+const USER_AGENT_MAX = 256;
+
+/**
+ * D41/D46: a human user (bots get their user through createBot). Their name is their login,
+ * unique among people ignoring case: a taken name → 409.
+ */
 export async function createUser(d: Domain, body: CreateUserBody): Promise<User> {
-  const id = d.ids.next();
   const passwordHash = body.password === undefined ? null : await hash(body.password);
-  await d.db
-    .insertInto('users')
-    .values({
-      id,
-      name: body.name,
-      avatar: body.avatar ?? null,
-      is_bot: 0,
-      password_hash: passwordHash,
-      bot_count: 0,
-      created_at: d.clock.now(),
-    })
-    .execute();
-  return { id, name: body.name, avatar: avatarUrl(d.urls, body.avatar ?? null), isBot: false };
+  return insertPerson(d, d.db, { name: body.name, avatar: body.avatar ?? null, passwordHash });
 }
 
-/** D41: a session token with which a human user calls /api/v1. */
-export async function createSession(d: Domain, userId: number): Promise<{ token: string }> {
-  const user = await d.db
+/**
+ * The row of a new person, inside `trx` when given (register joins a guild in the same
+ * transaction). The password is hashed before: never while a transaction holds the database.
+ */
+export async function insertPerson(
+  d: Domain,
+  trx: Db,
+  p: { name: string; avatar: string | null; passwordHash: string | null },
+): Promise<User> {
+  const id = d.ids.next();
+  try {
+    await trx
+      .insertInto('users')
+      .values({
+        id,
+        name: p.name,
+        avatar: p.avatar,
+        is_bot: 0,
+        password_hash: p.passwordHash,
+        bot_count: 0,
+        created_at: d.clock.now(),
+        name_key: nameKey(p.name),
+      })
+      .execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken();
+    throw err;
+  }
+  return { id, name: p.name, avatar: avatarUrl(d.urls, p.avatar), isBot: false };
+}
+
+/**
+ * D41/D47: a new session of a human user: its bearer token (shown once; only its hash is kept)
+ * and its public id.
+ */
+export async function createSession(
+  d: Domain,
+  userId: number,
+  opts: { userAgent?: string | undefined; trx?: Db } = {},
+): Promise<{ token: string; id: string }> {
+  const db = opts.trx ?? d.db;
+  const user = await db
     .selectFrom('users')
     .select(['id', 'is_bot'])
     .where('id', '=', userId)
@@ -34,17 +71,18 @@ export async function createSession(d: Domain, userId: number): Promise<{ token:
   if (!user) throw notFound('user');
   if (user.is_bot) throw invalid('userId', 'is a bot user: bots authenticate with their bot token');
   const token = newSessionToken();
+  const id = newSessionId();
   const now = d.clock.now();
-  await d.db
+  await db
     .insertInto('user_sessions')
     .values({
       token_hash: hashSessionToken(token),
       user_id: user.id,
       created_at: now,
-      id: newSessionId(),
+      id,
       last_used_at: now,
-      user_agent: '',
+      user_agent: [...(opts.userAgent ?? '')].slice(0, USER_AGENT_MAX).join(''),
     })
     .execute();
-  return { token };
+  return { token, id };
 }

@@ -99,6 +99,12 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    // D54: a client that went away mid-request (aborted its body, or was cut by the request
+    // timeout) is not a server error: one quiet line, no stack. The answer goes nowhere.
+    if (clientGone(req, err)) {
+      req.log.info({ code: (err as { code?: unknown }).code }, 'client aborted the request');
+      return sendError(reply, new AppError('VALIDATION_ERROR', 'Request aborted'), req.id);
+    }
     const appErr = toAppError(err);
     if (appErr.code === 'INTERNAL_ERROR') req.log.error({ err }, 'unhandled error');
     else if (appErr.code === 'SERVICE_UNAVAILABLE')
@@ -106,6 +112,16 @@ export function installErrorHandler(app: FastifyInstance): void {
     else req.log.debug({ code: appErr.code }, appErr.message);
     return sendError(reply, appErr, req.id);
   });
+}
+
+/** The request's connection is gone, or its body stream was aborted by the client. */
+function clientGone(req: FastifyRequest, err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    req.raw.readableAborted ||
+    req.raw.socket.destroyed ||
+    (code === 'ECONNRESET' && (err as Error).message === 'aborted')
+  );
 }
 
 const REASONS: Record<number, string> = {
@@ -127,7 +143,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     err.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'HEADERS_TOO_LARGE', 'Request headers are too large']
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'VALIDATION_ERROR', 'The request took too long to arrive']
+        ? [408, 'REQUEST_TIMEOUT', 'The request did not fully arrive in time']
         : [400, 'VALIDATION_ERROR', 'Malformed HTTP request'];
   const body = JSON.stringify({ error: { code, message } });
   socket.end(

@@ -23,9 +23,34 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
  * cannot act with the person's cookie (SameSite=Lax already keeps it off cross-site
  * subrequests; this closes the rest).
  */
+/**
+ * D47: the session cookie — HttpOnly, SameSite=Lax, Path=/, Secure when the public URL is https.
+ * It lives as long as an unused session does (PARLEY_SESSION_IDLE_DAYS) and is renewed when the
+ * session's last use is written (at most once a minute), so an active person stays logged in.
+ */
+export function setSessionCookie(reply: FastifyReply, deps: AppDeps, token: string): void {
+  reply.setCookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: deps.domain.urls.origin.startsWith('https:'),
+    maxAge: deps.domain.config.sessionIdleDays * 86_400,
+  });
+}
+
+/** D47: logout clears the cookie (same attributes, expired). */
+export function clearSessionCookie(reply: FastifyReply, deps: AppDeps): void {
+  reply.clearCookie(SESSION_COOKIE, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: deps.domain.urls.origin.startsWith('https:'),
+  });
+}
+
 export const personAuth =
   (deps: AppDeps) =>
-  async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+  async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const header = req.headers.authorization;
     const cookie = (req as { cookies?: Record<string, string | undefined> }).cookies?.[
       SESSION_COOKIE
@@ -52,4 +77,6 @@ export const personAuth =
         );
     }
     req.principal = principal;
+    if (req.authVia === 'cookie' && principal.session?.touched)
+      setSessionCookie(reply, deps, token);
   };

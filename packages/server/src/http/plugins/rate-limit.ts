@@ -38,6 +38,49 @@ const isAuthFailure = (err: unknown): boolean =>
   err instanceof AppError && err.code === 'UNAUTHORIZED';
 
 /**
+ * D25–D27: take one request from `subject`'s `bucket`. Returns the D26 headers for the answer
+ * (undefined when the operator turned the bucket off), or throws 429 RATE_LIMIT_EXCEEDED (with
+ * the headers and Retry-After) when the bucket is empty, 503 when the shared store is down.
+ * The one way every transport charges a bucket: REST hooks below, failed gateway upgrades
+ * (gateway/server.ts, D54).
+ */
+export async function chargeBucket(
+  limits: RateLimits,
+  bucket: BucketName,
+  subject: Subject,
+): Promise<Record<string, string> | undefined> {
+  const spec = bucketSpec(limits.config, bucket);
+  if (spec === null) return undefined; // turned off by the operator (D27): no bucket, no headers
+  let d;
+  try {
+    d = await limits.limiter.consume(bucketKey(bucket, subject), spec);
+  } catch (err) {
+    // The shared store (Redis) is unreachable: refuse rather than go unlimited, and say it is
+    // temporary (503 + Retry-After) instead of an internal error.
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      'Rate limiting is temporarily unavailable; retry shortly',
+      {
+        retryAfter: 1,
+        headers: { 'retry-after': '1' },
+        cause: err,
+      },
+    );
+  }
+  const headers = rateLimitHeaders(bucket, d);
+  if (!d.allowed) {
+    const retryAfter = d.retryAfterMs / 1000;
+    throw new AppError(
+      'RATE_LIMIT_EXCEEDED',
+      `Rate limit exceeded (bucket "${bucket}"); retry after ${retryAfter} s`,
+      // D26: Retry-After in whole seconds, rounded up; retryAfter in the body is exact.
+      { retryAfter, headers: { ...headers, 'retry-after': String(Math.ceil(retryAfter)) } },
+    );
+  }
+  return headers;
+}
+
+/**
  * D25–D26 for /api/v1, as onRequest hooks: they run before the body is read, so a refused upload
  * or message is never parsed, let alone stored (a rejected request has no effect at all).
  *
@@ -58,35 +101,8 @@ export function apiRateLimit(
     bucket: BucketName,
     subject: Subject,
   ): Promise<void> => {
-    const spec = bucketSpec(limits.config, bucket);
-    if (spec === null) return; // turned off by the operator (D27): no bucket, no headers
-    let d;
-    try {
-      d = await limits.limiter.consume(bucketKey(bucket, subject), spec);
-    } catch (err) {
-      // The shared store (Redis) is unreachable: refuse rather than go unlimited, and say it is
-      // temporary (503 + Retry-After) instead of an internal error.
-      throw new AppError(
-        'SERVICE_UNAVAILABLE',
-        'Rate limiting is temporarily unavailable; retry shortly',
-        {
-          retryAfter: 1,
-          headers: { 'retry-after': '1' },
-          cause: err,
-        },
-      );
-    }
-    const headers = rateLimitHeaders(bucket, d);
-    if (!d.allowed) {
-      const retryAfter = d.retryAfterMs / 1000;
-      throw new AppError(
-        'RATE_LIMIT_EXCEEDED',
-        `Rate limit exceeded (bucket "${bucket}"); retry after ${retryAfter} s`,
-        // D26: Retry-After in whole seconds, rounded up; retryAfter in the body is exact.
-        { retryAfter, headers: { ...headers, 'retry-after': String(Math.ceil(retryAfter)) } },
-      );
-    }
-    reply.headers(headers);
+    const headers = await chargeBucket(limits, bucket, subject);
+    if (headers) reply.headers(headers);
   };
 
   const address = (req: FastifyRequest): Subject => ({ kind: 'address', ip: req.ip });

@@ -68,7 +68,8 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
         response: responses({ 201: SessionToken }),
       },
     },
-    async (req, reply) => reply.code(201).send(await createSession(d, Number(req.params.userId))),
+    async (req, reply) =>
+      reply.code(201).send({ token: (await createSession(d, Number(req.params.userId))).token }),
   );
 
   app.post(
@@ -183,6 +184,7 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
         body: CreateBotBody,
         response: responses({ 201: CreatedBot }),
       },
+      config: { errors: [409] }, // D41: the fourth bot of an owner (OpenAPI: openapi-refine.ts)
     },
     async (req, reply) => reply.code(201).send(await createBot(d, deps.codec, req.body)),
   );

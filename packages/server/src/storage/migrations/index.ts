@@ -5,6 +5,8 @@ import { migration as files } from './0003-files.js';
 import { migration as webhooks } from './0004-webhooks.js';
 import { migration as webhookClaim } from './0005-webhook-claim.js';
 import { migration as people } from './0006-people.js';
+import { migration as accounts } from './0007-accounts.js';
+import { migration as deliveryRetention } from './0010-delivery-retention.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +16,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-webhooks': webhooks,
   '0005-webhook-claim': webhookClaim,
   '0006-people': people,
+  '0007-accounts': accounts,
+  '0010-delivery-retention': deliveryRetention,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,50 @@
+/**
+ * @parley/sdk: the TypeScript SDK for Parley bots (see docs/protocol.md for the contract).
+ */
+export type {
+  Bot as BotRecord,
+  BotUser,
+  Channel,
+  ChannelSummary,
+  DmChannelRef,
+  EditedMessage,
+  ErrorCode,
+  EventDataMap,
+  EventEnvelope,
+  EventType,
+  GatewayErrorData,
+  Member,
+  MemberSummary,
+  Message,
+  MessageList,
+  ReadyData,
+  UploadedFile,
+  UploadQuota,
+} from '@parley/protocol';
+export { ParleyError, errorFromBody } from './errors.js';
+export { splitContent, MAX_CONTENT } from './split.js';
+export {
+  RestClient,
+  type RestOptions,
+  type MsgType,
+  type PageOptions,
+  type HistoryOptions,
+  type MemberPageOptions,
+  type SendOptions,
+} from './rest.js';
+export { msgTypeOf, MAX_FILE_BYTES, type UploadSource, type UploadOptions } from './upload.js';
+export {
+  GatewayClient,
+  type GatewayOptions,
+  type GatewayEvents,
+  type WebSocketFactory,
+} from './gateway.js';
+export {
+  verifyWebhook,
+  webhookHandler,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+  type VerifyOptions,
+  type HeaderBag,
+} from './webhook.js';
+export { Bot, type BotOptions } from './bot.js';

@@ -1,0 +1,453 @@
+import type {
+  Bot,
+  Channel,
+  ChannelList,
+  DmChannelRef,
+  EditedMessage,
+  Member,
+  MemberList,
+  MemberSummary,
+  Message,
+  MessageList,
+  UploadedFile,
+  UploadQuota,
+} from '@parley/protocol';
+import { Bucket } from './bucket.js';
+import { errorFromBody, ParleyError } from './errors.js';
+import { splitContent } from './split.js';
+import { toUploadBlob, msgTypeOf, type UploadSource, type UploadOptions } from './upload.js';
+
+/** D15: 0 text; 1 image, 2 audio, 3 video (content is then an uploaded file's URL). */
+export type MsgType = 0 | 1 | 2 | 3;
+
+export interface RestOptions {
+  /** the bot token (D8) */
+  token: string;
+  /** the server's public origin, e.g. `https://chat.example.org` (D1); default `http://127.0.0.1:8080` */
+  url?: string | undefined;
+  /** retries of idempotent calls after a network error or a 5xx (default 3) */
+  maxRetries?: number;
+  /** retries after a 429 RATE_LIMIT_EXCEEDED (default 10): a refused request changed nothing (D26) */
+  maxRateLimitRetries?: number;
+  /** a `fetch` to use instead of the global one */
+  fetch?: typeof fetch;
+  /** called when the server answered 429 despite the queues (another program shares the token) */
+  onRateLimited?: (info: { bucket: string; retryAfter: number; route: string }) => void;
+}
+
+export interface PageOptions {
+  /** D16: messages with id < before (a position: need not name a message) */
+  before?: number;
+  /** D16: messages with id > after (`0`: from the very first message) */
+  after?: number;
+  /** 1–100 (default 50) */
+  limit?: number;
+}
+
+export interface SendOptions {
+  content: string;
+  msgType?: MsgType;
+}
+
+export interface HistoryOptions {
+  /** newest first, older and older (the default when neither is given) */
+  before?: number;
+  /** oldest first, newer and newer, from the message after `after` (0: from the first) */
+  after?: number;
+  /** page size, 1–100 (default 100) */
+  pageSize?: number;
+}
+
+export interface MemberPageOptions {
+  after?: number;
+  limit?: number;
+}
+
+type Query = Record<string, number | string | undefined>;
+
+interface Call {
+  /** a route template, `/channels/:channelId/messages`, used as the rate-limit key */
+  route: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  params?: Record<string, number>;
+  query?: Query;
+  body?: unknown;
+  form?: () => Promise<FormData>;
+  /** may be sent again after a network error or 5xx (the call has the same effect once or twice) */
+  idempotent: boolean;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** D25: message sends draw from `messages`, everything else from `global` (until the server says). */
+const guessBucket = (method: string, route: string): string =>
+  method === 'POST' && /\/messages$/.test(route) ? 'messages' : 'global';
+
+/**
+ * Every `/api/v1` route as a method. Requests wait in one queue per rate-limit bucket
+ * (D25, D26) instead of running into 429; a 429 that happens anyway (another program using the
+ * same token) is waited out and retried. Network errors and 5xx answers are retried only for
+ * calls that are safe to repeat (GET, PUT, DELETE, and opening a DM, D21); a send or an upload is
+ * never sent twice. Failures throw {@link ParleyError}.
+ */
+export class RestClient {
+  readonly baseUrl: string;
+  private readonly token: string;
+  private readonly fetch: typeof fetch;
+  private readonly maxRetries: number;
+  private readonly maxRateLimitRetries: number;
+  private readonly onRateLimited: RestOptions['onRateLimited'];
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly routeBucket = new Map<string, string>();
+
+  constructor(opts: RestOptions) {
+    if (!opts.token) throw new TypeError('RestClient: a bot token is required');
+    this.token = opts.token;
+    this.baseUrl = `${(opts.url ?? 'http://127.0.0.1:8080').replace(/\/+$/, '')}/api/v1`;
+    this.fetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
+    this.maxRetries = opts.maxRetries ?? 3;
+    this.maxRateLimitRetries = opts.maxRateLimitRetries ?? 10;
+    this.onRateLimited = opts.onRateLimited;
+  }
+
+  readonly bot = {
+    /** GET /bot/me: the bot (and a cheap token check, INTERFACE "Authentication" 10) */
+    me: (): Promise<Bot> => this.request({ route: '/bot/me', method: 'GET', idempotent: true }),
+  };
+
+  readonly messages = {
+    /**
+     * POST /channels/:channelId/messages. Content over 2,000 code points is split at line or
+     * word boundaries (D14) and sent as several messages, in order; every part is returned.
+     */
+    send: (channelId: number, message: string | SendOptions): Promise<Message[]> =>
+      this.sendAll('/channels/:channelId/messages', channelId, message),
+    /** Upload a file (path, Buffer, Blob or stream) and send it with the matching msgType (D15). */
+    sendFile: (
+      channelId: number,
+      source: UploadSource,
+      opts: UploadOptions = {},
+    ): Promise<{ file: UploadedFile; message: Message }> =>
+      this.sendFile('/channels/:channelId/messages', channelId, source, opts),
+    /** GET /channels/:channelId/messages: one page, newest first (D16) */
+    list: (channelId: number, page: PageOptions = {}): Promise<MessageList> =>
+      this.listPage('/channels/:channelId/messages', channelId, page),
+    /** Every message, page by page (D16): newest first with `before`, oldest first with `after`. */
+    history: (channelId: number, opts: HistoryOptions = {}): AsyncIterableIterator<Message> =>
+      this.history('/channels/:channelId/messages', channelId, opts),
+    /** PUT /channels/:channelId/messages/:messageId (only the bot's own, D13) */
+    edit: (channelId: number, messageId: number, content: string): Promise<EditedMessage> =>
+      this.request({
+        route: '/channels/:channelId/messages/:messageId',
+        method: 'PUT',
+        params: { channelId, messageId },
+        body: { content },
+        idempotent: true,
+      }),
+    /** DELETE /channels/:channelId/messages/:messageId (only the bot's own, D13) */
+    delete: (channelId: number, messageId: number): Promise<void> =>
+      this.request({
+        route: '/channels/:channelId/messages/:messageId',
+        method: 'DELETE',
+        params: { channelId, messageId },
+        idempotent: true,
+      }),
+  };
+
+  readonly channels = {
+    /** GET /guilds/:guildId/channels (D19: only those the bot can view) */
+    list: async (guildId: number): Promise<ChannelList['channels']> =>
+      (
+        await this.request<ChannelList>({
+          route: '/guilds/:guildId/channels',
+          method: 'GET',
+          params: { guildId },
+          idempotent: true,
+        })
+      ).channels,
+    /** GET /channels/:channelId (with topic, D19) */
+    get: (channelId: number): Promise<Channel> =>
+      this.request({
+        route: '/channels/:channelId',
+        method: 'GET',
+        params: { channelId },
+        idempotent: true,
+      }),
+  };
+
+  readonly members = {
+    /** GET /guilds/:guildId/members: one page, by user id ascending (D20) */
+    list: (guildId: number, page: MemberPageOptions = {}): Promise<MemberList> =>
+      this.request({
+        route: '/guilds/:guildId/members',
+        method: 'GET',
+        params: { guildId },
+        query: { after: page.after, limit: page.limit },
+        idempotent: true,
+      }),
+    /** Every member, page by page (D20). */
+    all: (guildId: number, pageSize = 1000): AsyncIterableIterator<MemberSummary> =>
+      this.allMembers(guildId, pageSize),
+    /** GET /guilds/:guildId/members/:userId (with roles, D20) */
+    get: (guildId: number, userId: number): Promise<Member> =>
+      this.request({
+        route: '/guilds/:guildId/members/:userId',
+        method: 'GET',
+        params: { guildId, userId },
+        idempotent: true,
+      }),
+  };
+
+  readonly dms = {
+    /** POST /users/:userId/dm: the DM channel with a user, created once (idempotent, D21) */
+    open: (userId: number): Promise<DmChannelRef> =>
+      this.request({
+        route: '/users/:userId/dm',
+        method: 'POST',
+        params: { userId },
+        idempotent: true,
+      }),
+    send: (channelId: number, message: string | SendOptions): Promise<Message[]> =>
+      this.sendAll('/dm/channels/:channelId/messages', channelId, message),
+    sendFile: (
+      channelId: number,
+      source: UploadSource,
+      opts: UploadOptions = {},
+    ): Promise<{ file: UploadedFile; message: Message }> =>
+      this.sendFile('/dm/channels/:channelId/messages', channelId, source, opts),
+    list: (channelId: number, page: PageOptions = {}): Promise<MessageList> =>
+      this.listPage('/dm/channels/:channelId/messages', channelId, page),
+    history: (channelId: number, opts: HistoryOptions = {}): AsyncIterableIterator<Message> =>
+      this.history('/dm/channels/:channelId/messages', channelId, opts),
+    edit: (channelId: number, messageId: number, content: string): Promise<EditedMessage> =>
+      this.request({
+        route: '/dm/channels/:channelId/messages/:messageId',
+        method: 'PUT',
+        params: { channelId, messageId },
+        body: { content },
+        idempotent: true,
+      }),
+    delete: (channelId: number, messageId: number): Promise<void> =>
+      this.request({
+        route: '/dm/channels/:channelId/messages/:messageId',
+        method: 'DELETE',
+        params: { channelId, messageId },
+        idempotent: true,
+      }),
+  };
+
+  readonly files = {
+    /** POST /files/upload (multipart field `file`, D22): from a path, a Buffer, a Blob or a stream */
+    upload: (source: UploadSource, opts: UploadOptions = {}): Promise<UploadedFile> =>
+      this.upload(source, opts),
+    /** GET /files/quota (D24) */
+    quota: (): Promise<UploadQuota> =>
+      this.request({ route: '/files/quota', method: 'GET', idempotent: true }),
+  };
+
+  /** Reply in the channel a message came from (guild or DM: D17, DM messages carry no guildId). */
+  reply(
+    to: Pick<Message, 'channelId' | 'guildId'>,
+    message: string | SendOptions,
+  ): Promise<Message[]> {
+    return to.guildId === undefined
+      ? this.dms.send(to.channelId, message)
+      : this.messages.send(to.channelId, message);
+  }
+
+  private async sendAll(
+    route: string,
+    channelId: number,
+    message: string | SendOptions,
+  ): Promise<Message[]> {
+    const { content, msgType } = typeof message === 'string' ? { content: message } : message;
+    const parts = msgType === undefined || msgType === 0 ? splitContent(content) : [content];
+    const sent: Message[] = [];
+    // One after the other: each part is answered before the next goes, so they arrive in order.
+    for (const part of parts)
+      sent.push(
+        await this.request<Message>({
+          route,
+          method: 'POST',
+          params: { channelId },
+          body: msgType === undefined ? { content: part } : { content: part, msgType },
+          idempotent: false,
+        }),
+      );
+    return sent;
+  }
+
+  private async sendFile(
+    route: string,
+    channelId: number,
+    source: UploadSource,
+    opts: UploadOptions,
+  ): Promise<{ file: UploadedFile; message: Message }> {
+    const file = await this.upload(source, opts);
+    const [message] = await this.sendAll(route, channelId, {
+      content: file.url,
+      msgType: msgTypeOf(file.filename),
+    });
+    return { file, message: message! };
+  }
+
+  private listPage(route: string, channelId: number, page: PageOptions): Promise<MessageList> {
+    return this.request({
+      route,
+      method: 'GET',
+      params: { channelId },
+      query: { before: page.before, after: page.after, limit: page.limit },
+      idempotent: true,
+    });
+  }
+
+  private async *history(
+    route: string,
+    channelId: number,
+    opts: HistoryOptions,
+  ): AsyncIterableIterator<Message> {
+    const limit = opts.pageSize ?? 100;
+    if (opts.after !== undefined && opts.before === undefined) {
+      // D16: `after` pages hold the messages right after the cursor, listed newest first.
+      let after = opts.after;
+      for (;;) {
+        const page = await this.listPage(route, channelId, { after, limit });
+        const ascending = [...page.messages].reverse();
+        yield* ascending;
+        const last = ascending[ascending.length - 1];
+        if (!page.hasMore || last === undefined) return;
+        after = last.id;
+      }
+    }
+    let before = opts.before;
+    for (;;) {
+      const page = await this.listPage(route, channelId, {
+        ...(before === undefined ? {} : { before }),
+        ...(opts.after === undefined ? {} : { after: opts.after }),
+        limit,
+      });
+      yield* page.messages;
+      const last = page.messages[page.messages.length - 1];
+      if (!page.hasMore || last === undefined) return;
+      before = last.id;
+    }
+  }
+
+  private async *allMembers(guildId: number, limit: number): AsyncIterableIterator<MemberSummary> {
+    let after: number | undefined;
+    for (;;) {
+      const page = await this.members.list(guildId, {
+        ...(after === undefined ? {} : { after }),
+        limit,
+      });
+      yield* page.members;
+      const last = page.members[page.members.length - 1];
+      if (!page.hasMore || last === undefined) return;
+      after = last.user.id;
+    }
+  }
+
+  private async upload(source: UploadSource, opts: UploadOptions): Promise<UploadedFile> {
+    const { blob, filename } = await toUploadBlob(source, opts);
+    return this.request({
+      route: '/files/upload',
+      method: 'POST',
+      form: async () => {
+        const form = new FormData();
+        form.append('file', blob, filename);
+        return form;
+      },
+      idempotent: false,
+    });
+  }
+
+  private bucketFor(key: string, name: string): Bucket {
+    let b = this.buckets.get(name);
+    if (!b) this.buckets.set(name, (b = new Bucket(name)));
+    this.routeBucket.set(key, name);
+    return b;
+  }
+
+  /** One call, with its queue, retries and error mapping. */
+  async request<T>(call: Call): Promise<T> {
+    const key = `${call.method} ${call.route}`;
+    let path = call.route.replace(/:(\w+)/g, (_, name: string) => {
+      const v = call.params?.[name];
+      if (v === undefined) throw new TypeError(`${key}: missing ${name}`);
+      return encodeURIComponent(String(v));
+    });
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) q.set(k, String(v));
+    if (q.size > 0) path += `?${q.toString()}`;
+    const url = this.baseUrl + path;
+
+    let failures = 0;
+    let limited = 0;
+    for (;;) {
+      const bucket = this.bucketFor(
+        key,
+        this.routeBucket.get(key) ?? guessBucket(call.method, call.route),
+      );
+      await bucket.acquire();
+      let res: Response;
+      try {
+        const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+        let body: string | FormData | undefined;
+        if (call.form) body = await call.form();
+        else if (call.body !== undefined) {
+          headers['content-type'] = 'application/json';
+          body = JSON.stringify(call.body);
+        }
+        res = await this.fetch(url, {
+          method: call.method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+        });
+      } catch (err) {
+        bucket.release();
+        if (call.idempotent && failures < this.maxRetries) {
+          await sleep(backoff(failures++));
+          continue;
+        }
+        throw new ParleyError('NETWORK_ERROR', `${key}: ${(err as Error).message}`, 0, {
+          cause: err,
+        });
+      }
+      const named = res.headers.get('x-ratelimit-bucket');
+      const target = named && named !== bucket.name ? this.bucketFor(key, named) : bucket;
+      target.update(res.headers);
+      bucket.release();
+
+      if (res.status === 204) return undefined as T;
+      const text = await res.text();
+      let body: unknown;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      if (res.ok) return body as T;
+      const err = errorFromBody(res.status, body, res.headers);
+      if (
+        res.status === 429 &&
+        err.code === 'RATE_LIMIT_EXCEEDED' &&
+        limited < this.maxRateLimitRetries
+      ) {
+        // D26: a refused request consumed nothing and changed nothing: wait and send it again.
+        const wait = err.retryAfter ?? 1;
+        limited++;
+        target.exhausted(wait);
+        this.onRateLimited?.({ bucket: target.name, retryAfter: wait, route: key });
+        continue;
+      }
+      if (res.status >= 500 && call.idempotent && failures < this.maxRetries) {
+        await sleep(backoff(failures++));
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+/** 0.5 s, 1 s, 2 s, … (capped at 8 s), with jitter. */
+const backoff = (n: number): number => Math.min(8000, 500 * 2 ** n) * (0.75 + Math.random() / 2);

@@ -1,0 +1,195 @@
+import { hash, verify } from '@node-rs/argon2';
+import type { ChangePasswordBody, LoginBody, RegisterBody, User } from '@parley/protocol';
+import { AppError, forbidden, notFound } from '../../errors/app-error.js';
+import { nameKey } from '../../storage/name-key.js';
+import { unauthorized } from '../auth/authenticate.js';
+import type { Principal } from '../auth/principal.js';
+import type { Domain } from '../context.js';
+import { consumeInvite } from '../invites/consume.js';
+import { joinGuild } from '../members/members.service.js';
+import { createSession, insertPerson, nameTaken } from '../users/users.service.js';
+import { avatarUrl } from '../views.js';
+
+/** D46: what register and login answer (the route also sets the session cookie, D47). */
+export interface SignedIn {
+  user: User;
+  token: string;
+}
+
+/** D46: the lockout — this many failures for one name within the window lock that name. */
+export const LOCKOUT_FAILURES = 5;
+export const LOCKOUT_WINDOW_MS = 15 * 60_000;
+
+/** D46: one message for a wrong name and a wrong password. */
+const WRONG_LOGIN = 'Wrong name or password';
+
+/** Compared against when the name is unknown, so both failures cost the same time. */
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * D46: register a person. `PARLEY_REGISTRATION`: `closed` → 403; `invite` → an invite is
+ * required (missing → 403; unknown, used up or expired → 404) and joins its guild; `open` → an
+ * invite is optional (and joins its guild when given). The new person, the invite's use, the
+ * join (GUILD_MEMBER_ADD, GUILD_CREATE) and the first session commit together.
+ */
+export async function register(
+  d: Domain,
+  body: RegisterBody,
+  userAgent: string | undefined,
+): Promise<SignedIn> {
+  const mode = d.config.registration;
+  if (mode === 'closed')
+    throw forbidden('Registration is closed on this server: ask its operator for an account');
+  if (mode === 'invite' && body.invite === undefined)
+    throw forbidden('Registration on this server needs an invite code');
+  // Cheap refusals first: hashing a password costs real CPU (the transaction checks again).
+  const taken = await d.db
+    .selectFrom('users')
+    .select('id')
+    .where('name_key', '=', nameKey(body.name))
+    .executeTakeFirst();
+  if (taken) throw nameTaken();
+  if (body.invite !== undefined) {
+    const invite = await d.db
+      .selectFrom('invites')
+      .select(['max_uses', 'uses', 'expires_at'])
+      .where('code', '=', body.invite)
+      .executeTakeFirst();
+    const now = d.clock.now();
+    if (
+      !invite ||
+      (invite.max_uses !== null && invite.uses >= invite.max_uses) ||
+      (invite.expires_at !== null && Number(invite.expires_at) <= now)
+    )
+      throw notFound('invite (or it is used up or expired)');
+  }
+  const passwordHash = await hash(body.password);
+  return d.db.transaction().execute(async (trx) => {
+    const user = await insertPerson(d, trx, { name: body.name, avatar: null, passwordHash });
+    if (body.invite !== undefined) {
+      const guildId = await consumeInvite(trx, body.invite, d.clock.now());
+      await joinGuild(trx, d, guildId, user.id);
+    }
+    const { token } = await createSession(d, user.id, { userAgent, trx });
+    return { user, token };
+  });
+}
+
+/**
+ * D46: log in by name (ignoring case) and password. Wrong name or password → 401, one message
+ * for both. After LOCKOUT_FAILURES failures for one name within LOCKOUT_WINDOW_MS, every attempt
+ * for that name → 429 with `retryAfter` until the window passes — a correct password included,
+ * and whatever the client's address (the lock is on the name). A disabled person → 403.
+ *
+ * Each attempt is written as a failure before the password is checked, and counts the attempts
+ * written before it (ids grow with time, D3): of parallel guesses only the first LOCKOUT_FAILURES
+ * are checked, however many arrive at once. A success removes the name's failures; an attempt refused
+ * by the lock removes its own row (it does not extend the lock).
+ */
+export async function login(
+  d: Domain,
+  body: LoginBody,
+  userAgent: string | undefined,
+): Promise<SignedIn> {
+  const key = nameKey(body.name.trim());
+  const now = d.clock.now();
+  const since = now - LOCKOUT_WINDOW_MS;
+  await d.db.deleteFrom('login_failures').where('at', '<=', since).execute();
+  const attemptId = d.ids.next();
+  await d.db
+    .insertInto('login_failures')
+    .values({ name_key: key, at: now, attempt_id: attemptId })
+    .execute();
+  const others = (
+    await d.db
+      .selectFrom('login_failures')
+      .select(['at', 'attempt_id'])
+      .where('name_key', '=', key)
+      .where('at', '>', since)
+      .orderBy('at', 'desc')
+      .execute()
+  ).filter((r) => Number(r.attempt_id ?? 0) < attemptId); // the attempts before this one
+  const dropOwn = () =>
+    d.db
+      .deleteFrom('login_failures')
+      .where('name_key', '=', key)
+      .where('attempt_id', '=', attemptId)
+      .execute();
+  const oldestCounted = others[LOCKOUT_FAILURES - 1];
+  if (oldestCounted !== undefined) {
+    await dropOwn();
+    // Unlocked when fewer than LOCKOUT_FAILURES remain in the window: when this one leaves it.
+    const retryAfter = Math.max(0.001, (Number(oldestCounted.at) + LOCKOUT_WINDOW_MS - now) / 1000);
+    throw new AppError(
+      'RATE_LIMIT_EXCEEDED',
+      `Too many failed logins for this name; retry after ${Math.ceil(retryAfter)} s`,
+      { retryAfter, headers: { 'retry-after': String(Math.ceil(retryAfter)) } },
+    );
+  }
+  const user = await d.db
+    .selectFrom('users')
+    .select(['id', 'name', 'avatar', 'password_hash', 'disabled'])
+    .where('name_key', '=', key)
+    .where('is_bot', '=', 0)
+    .executeTakeFirst();
+  if (!user?.password_hash) {
+    dummyHash ??= hash('parley: no such person');
+    await verify(await dummyHash, body.password).catch(() => false);
+    throw unauthorized(WRONG_LOGIN);
+  }
+  if (!(await verify(user.password_hash, body.password).catch(() => false)))
+    throw unauthorized(WRONG_LOGIN);
+  if (user.disabled) {
+    await dropOwn();
+    throw forbidden('This account is disabled');
+  }
+  await d.db.deleteFrom('login_failures').where('name_key', '=', key).execute();
+  const { token } = await createSession(d, user.id, { userAgent });
+  return {
+    user: { id: user.id, name: user.name, avatar: avatarUrl(d.urls, user.avatar), isBot: false },
+    token,
+  };
+}
+
+/** D47: end the session this request came with. */
+export async function logout(d: Domain, p: Principal): Promise<void> {
+  if (!p.session) throw unauthorized();
+  await d.db.deleteFrom('user_sessions').where('token_hash', '=', p.session.hash).execute();
+  d.people.sessionsChanged(d.db, p.userId);
+}
+
+/**
+ * D47: change the password (the current one is asked again: a wrong one → 403) and end every
+ * other session of the person, whose gateway connections then close with 4004.
+ */
+export async function changePassword(
+  d: Domain,
+  p: Principal,
+  body: ChangePasswordBody,
+): Promise<void> {
+  if (!p.session) throw unauthorized();
+  const row = await d.db
+    .selectFrom('users')
+    .select('password_hash')
+    .where('id', '=', p.userId)
+    .executeTakeFirst();
+  const ok =
+    row?.password_hash != null &&
+    (await verify(row.password_hash, body.current).catch(() => false));
+  if (!ok) throw forbidden('The current password is wrong');
+  const passwordHash = await hash(body.password);
+  const current = p.session.hash;
+  await d.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('users')
+      .set({ password_hash: passwordHash })
+      .where('id', '=', p.userId)
+      .execute();
+    await trx
+      .deleteFrom('user_sessions')
+      .where('user_id', '=', p.userId)
+      .where('token_hash', '!=', current)
+      .execute();
+    d.people.sessionsChanged(trx, p.userId);
+  });
+}

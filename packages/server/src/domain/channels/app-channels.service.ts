@@ -1,0 +1,142 @@
+import type {
+  AppOverwriteBody,
+  Channel,
+  CreateAppChannelBody,
+  Overwrite,
+  PatchChannelBody,
+} from '@parley/protocol';
+import { notFound } from '../../errors/app-error.js';
+import type { Db } from '../../storage/db.js';
+import type { Principal } from '../auth/principal.js';
+import type { Domain } from '../context.js';
+import { requireChannelAdmin, requireGuildAdmin } from '../guilds/admin-access.js';
+import { channelViewers, emitGuildUpdate } from '../guilds/audience.js';
+import { channelView } from '../views.js';
+
+/**
+ * D49 channels for guild administrators. CHANNEL_CREATE / CHANNEL_UPDATE (Channel with topic)
+ * go to the members who can VIEW the channel once the change is made — a hidden channel's name
+ * and topic never reach the others; CHANNEL_DELETE {id, guildId} goes to the whole guild (D51).
+ */
+async function toViewers(
+  trx: Db,
+  d: Domain,
+  type: 'CHANNEL_CREATE' | 'CHANNEL_UPDATE',
+  channel: Channel,
+): Promise<void> {
+  const userIds = await channelViewers(trx, channel.guildId, channel.id);
+  if (userIds.length > 0)
+    d.people.people(trx, { type, data: channel, audience: { kind: 'users', userIds } });
+}
+
+export async function createAppChannel(
+  d: Domain,
+  p: Principal,
+  guildId: number,
+  body: CreateAppChannelBody,
+): Promise<Channel> {
+  await requireGuildAdmin(d, p, guildId);
+  const row = {
+    id: d.ids.next(),
+    guild_id: guildId,
+    type: 0,
+    name: body.name,
+    topic: body.topic ?? '',
+  };
+  const channel = channelView(row);
+  await d.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('channels')
+      .values({ ...row, dm_user_low: null, dm_user_high: null, created_at: d.clock.now() })
+      .execute();
+    await toViewers(trx, d, 'CHANNEL_CREATE', channel);
+  });
+  return channel;
+}
+
+export async function patchAppChannel(
+  d: Domain,
+  p: Principal,
+  channelId: number,
+  body: PatchChannelBody,
+): Promise<Channel> {
+  const ch = await requireChannelAdmin(d, p, channelId);
+  const next = { name: body.name ?? ch.name, topic: body.topic ?? ch.topic };
+  const channel = channelView({ id: ch.id, guild_id: ch.guildId, type: ch.type, ...next });
+  await d.db.transaction().execute(async (trx) => {
+    const res = await trx
+      .updateTable('channels')
+      .set(next)
+      .where('id', '=', ch.id)
+      .executeTakeFirst();
+    if (res.numUpdatedRows === 0n) throw notFound('channel');
+    await toViewers(trx, d, 'CHANNEL_UPDATE', channel);
+  });
+  return channel;
+}
+
+/** D49: the channel's messages, overwrites and read states go with it, in one transaction. */
+export async function deleteAppChannel(d: Domain, p: Principal, channelId: number): Promise<void> {
+  const ch = await requireChannelAdmin(d, p, channelId);
+  await d.db.transaction().execute(async (trx) => {
+    // PostgreSQL: a message being sent meanwhile waits for this (its foreign key check shares
+    // the channel's row), so no message is left behind pointing at a deleted channel.
+    if (d.dialect === 'postgres')
+      await trx.selectFrom('channels').select('id').where('id', '=', ch.id).forUpdate().execute();
+    await trx.deleteFrom('messages').where('channel_id', '=', ch.id).execute();
+    await trx.deleteFrom('channel_overwrites').where('channel_id', '=', ch.id).execute();
+    await trx.deleteFrom('read_states').where('channel_id', '=', ch.id).execute();
+    const res = await trx.deleteFrom('channels').where('id', '=', ch.id).executeTakeFirst();
+    if (res.numDeletedRows === 0n) throw notFound('channel');
+    d.people.people(trx, {
+      type: 'CHANNEL_DELETE',
+      data: { id: ch.id, guildId: ch.guildId },
+      audience: { kind: 'guild', guildId: ch.guildId },
+    });
+  });
+}
+
+/**
+ * D49 `PUT /channels/:channelId/overwrites/:roleId {allow, deny}` (the role must be one of the
+ * channel's guild, @everyone included). Visibility may change: CHANNEL_UPDATE to those who can
+ * VIEW the channel afterwards, and each member's new view of the guild (GUILD_UPDATE).
+ */
+export async function putAppOverwrite(
+  d: Domain,
+  p: Principal,
+  channelId: number,
+  roleId: number,
+  body: AppOverwriteBody,
+): Promise<Overwrite> {
+  const ch = await requireChannelAdmin(d, p, channelId);
+  const role = await d.db
+    .selectFrom('roles')
+    .select('id')
+    .where('id', '=', roleId)
+    .where('guild_id', '=', ch.guildId)
+    .executeTakeFirst();
+  if (!role) throw notFound('role');
+  await d.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('channel_overwrites')
+      .values({ channel_id: ch.id, role_id: roleId, allow: body.allow, deny: body.deny })
+      .onConflict((oc) =>
+        oc.columns(['channel_id', 'role_id']).doUpdateSet({ allow: body.allow, deny: body.deny }),
+      )
+      .execute();
+    await toViewers(
+      trx,
+      d,
+      'CHANNEL_UPDATE',
+      channelView({
+        id: ch.id,
+        guild_id: ch.guildId,
+        type: ch.type,
+        name: ch.name,
+        topic: ch.topic,
+      }),
+    );
+    await emitGuildUpdate(trx, d, ch.guildId);
+  });
+  return { channelId: ch.id, roleId, allow: body.allow, deny: body.deny };
+}

@@ -1,0 +1,139 @@
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+import type { Domain } from '../domain/context.js';
+import type { Signal } from '../events/bus.js';
+import type { EventsRuntime } from '../events/runtime.js';
+import { Close } from './close-codes.js';
+import { PeopleHub } from './people-hub.js';
+import { PersonConnection, type PersonIdentity } from './person-connection.js';
+import type { PresenceTracker } from './presence.js';
+
+/** D47: how often every connected person's session is looked up again (idle expiry, missed signals). */
+export const SESSION_CHECK_MS = 60_000;
+const SHUTDOWN_WAIT_MS = 4000;
+
+/**
+ * This node's people on the gateway (D51): their connections, the fan-out hub fed by
+ * `events.onPeople`, presence, and D47's rule that an ended session's connections close with
+ * 4004 — at once on the signal `{k:'user'}` (logout, a session ended, password changed,
+ * disabled: from any node through Redis), and every SESSION_CHECK_MS for everyone (idle expiry,
+ * a change made without Redis).
+ */
+export class PeopleGateway {
+  readonly hub: PeopleHub;
+  private readonly conns = new Set<PersonConnection>();
+  private readonly unsubscribe: Array<() => void> = [];
+  private checker: NodeJS.Timeout | undefined;
+  private checking = false;
+
+  constructor(
+    private readonly domain: Domain,
+    private readonly events: EventsRuntime,
+    private readonly presence: PresenceTracker,
+    private readonly log: (err: unknown, msg: string) => void,
+  ) {
+    this.hub = new PeopleHub({ db: domain.db, log });
+  }
+
+  get size(): number {
+    return this.conns.size;
+  }
+
+  start(): void {
+    if (this.checker) return;
+    this.unsubscribe.push(
+      this.events.onPeople((e) => this.hub.dispatch(e)),
+      this.events.onSignal((s) => this.onSignal(s)),
+    );
+    this.checker = setInterval(() => void this.checkSessions(undefined), SESSION_CHECK_MS);
+    this.checker.unref();
+  }
+
+  accept(
+    ws: WebSocket,
+    person: PersonIdentity,
+    resume: { sessionId: string; seq: number } | undefined,
+    socket: Duplex,
+  ): void {
+    const c = this.domain.config;
+    const conn = new PersonConnection(
+      ws,
+      person,
+      {
+        domain: this.domain,
+        hub: this.hub,
+        heartbeatMs: c.heartbeatMs,
+        resumeWindowS: c.resumeWindowS,
+        rate: c.rateGateway,
+        finished: (x) => {
+          this.conns.delete(x);
+          this.presence.down(x.userId);
+        },
+        log: this.log,
+      },
+      resume,
+      socket,
+    );
+    this.conns.add(conn);
+    this.presence.up(person.userId);
+    conn.start();
+  }
+
+  private onSignal(s: Signal): void {
+    if (s.k !== 'user') return;
+    if (this.hub.sessionsOf(s.userId).length > 0) void this.checkSessions(s.userId);
+  }
+
+  /**
+   * D47: sessions (of one user, or all) whose token no longer opens a session — logged out,
+   * ended, expired, or the person disabled — end, and their connections close with 4004.
+   */
+  async checkSessions(userId: number | undefined): Promise<void> {
+    if (userId === undefined && this.checking) return;
+    if (userId === undefined) this.checking = true;
+    try {
+      const sessions =
+        userId === undefined ? [...this.hub.sessions.values()] : this.hub.sessionsOf(userId);
+      const hashes = [...new Set(sessions.map((s) => s.tokenHash))];
+      const alive = new Set<string>();
+      for (let i = 0; i < hashes.length; i += 500) {
+        const rows = await this.domain.db
+          .selectFrom('user_sessions as s')
+          .innerJoin('users as u', 'u.id', 's.user_id')
+          .select('s.token_hash')
+          .where('s.token_hash', 'in', hashes.slice(i, i + 500))
+          .where('u.disabled', '=', 0)
+          .execute();
+        for (const r of rows) alive.add(r.token_hash);
+      }
+      for (const s of sessions) {
+        if (alive.has(s.tokenHash) || s.ended) continue;
+        const sink = s.sink;
+        s.sink = undefined;
+        sink?.close(Close.AUTHENTICATION_FAILED, 'session ended');
+        this.hub.end(s);
+      }
+    } catch (err) {
+      this.log(err, "people's gateway: session check failed");
+    } finally {
+      if (userId === undefined) this.checking = false;
+    }
+  }
+
+  /** Graceful shutdown: op 7 to every person, then close. */
+  async shutdown(): Promise<void> {
+    for (const u of this.unsubscribe.splice(0)) u();
+    clearInterval(this.checker);
+    const all = [...this.conns];
+    for (const c of all) c.reconnect();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(all.map((c) => c.whenDone())),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, SHUTDOWN_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    for (const s of [...this.hub.sessions.values()]) this.hub.end(s);
+  }
+}

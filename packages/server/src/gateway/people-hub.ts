@@ -1,0 +1,421 @@
+import { randomBytes } from 'node:crypto';
+import type { PeopleAudience, PeopleDispatch } from '../domain/events/recorder.js';
+import { guildAccess } from '../domain/guilds/guild-access.js';
+import type { Db } from '../storage/db.js';
+
+/**
+ * D51 fan-out of people's events on one node (ARCHITECTURE habit 10: one event, many sockets).
+ * Each event arrives once (events.onPeople: committed here, or on another node via Redis), its
+ * frame is built once as a prefix and a suffix around `s`, and reaching a person is a walk of
+ * memory — guild → sessions, then a channel-id lookup in the session's VIEW set — and one socket
+ * write. Nothing is stored per recipient, and no database work happens per recipient: a change of
+ * who sees what (GUILD_CREATE, CHANNEL_*, roles, member updates) re-reads the guild ONCE for all
+ * sessions it affects on this node (domain/guilds/guild-access.ts).
+ *
+ * A session is the unit of fan-out, not its socket: a session whose socket dropped keeps
+ * receiving into its replay buffer for the resume window (D31/D51: it resumes like a bot's while
+ * the server can replay it).
+ */
+
+/** D51: dispatches kept per session for a resume; more missed than this → op 9 + fresh READY. */
+export const REPLAY_MAX = 512;
+
+/** An event ready to send: `{"op":0,"t":…,"s":` + s + `,"d":…}` with only `s` per session. */
+export interface PreparedEvent {
+  readonly type: string;
+  readonly audience: PeopleAudience;
+  readonly prefix: Buffer;
+  readonly suffix: Buffer;
+  /** the user a member event is about (GUILD_MEMBER_ADD/REMOVE/UPDATE) */
+  readonly subject: number | undefined;
+  /** the guild a structural event changes */
+  readonly guildId: number | undefined;
+}
+
+/** Types after which a session's view of a guild is re-read (D51; guildadmin emits these). */
+const REFRESHING = new Set([
+  'CHANNEL_CREATE',
+  'CHANNEL_UPDATE',
+  'CHANNEL_DELETE',
+  'GUILD_ROLES_UPDATE',
+  'GUILD_UPDATE',
+]);
+
+export function prepare(e: PeopleDispatch): PreparedEvent {
+  let subject: number | undefined;
+  let guildId: number | undefined;
+  // Parsed once per event, only for the types that change who sees what (never per recipient).
+  switch (e.type) {
+    case 'GUILD_CREATE':
+    case 'GUILD_UPDATE':
+    case 'GUILD_DELETE':
+      guildId = numberField(e.data, 'id');
+      break;
+    case 'GUILD_MEMBER_ADD':
+    case 'GUILD_MEMBER_REMOVE':
+    case 'GUILD_MEMBER_UPDATE': {
+      const d = parse(e.data);
+      guildId = num(d?.['guildId']);
+      const user = d?.['user'] as Record<string, unknown> | undefined;
+      subject = num(user?.['id']);
+      break;
+    }
+    case 'CHANNEL_CREATE':
+    case 'CHANNEL_UPDATE':
+    case 'CHANNEL_DELETE':
+    case 'GUILD_ROLES_UPDATE':
+      guildId = numberField(e.data, 'guildId');
+      break;
+  }
+  return {
+    type: e.type,
+    audience: e.audience,
+    prefix: Buffer.from(`{"op":0,"t":${JSON.stringify(e.type)},"s":`),
+    suffix: Buffer.from(`,"d":${e.data}}`),
+    subject,
+    guildId,
+  };
+}
+
+const parse = (data: string): Record<string, unknown> | undefined => {
+  try {
+    const v: unknown = JSON.parse(data);
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+const numberField = (data: string, key: string): number | undefined => num(parse(data)?.[key]);
+
+/**
+ * One WebSocket text frame (RFC 6455 header, unmasked as servers send) holding the event's bytes
+ * around this session's `s`: one allocation and three copies per recipient, no serialization,
+ * written to the socket as it is (SocketLink.sendFrame).
+ */
+export function frameOf(e: PreparedEvent, s: number): Buffer {
+  const digits = String(s);
+  const n = e.prefix.length + digits.length + e.suffix.length;
+  const h = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+  const buf = Buffer.allocUnsafe(h + n);
+  buf[0] = 0x81; // FIN + text
+  if (h === 2) buf[1] = n;
+  else if (h === 4) {
+    buf[1] = 126;
+    buf.writeUInt16BE(n, 2);
+  } else {
+    buf[1] = 127;
+    buf.writeBigUInt64BE(BigInt(n), 2);
+  }
+  e.prefix.copy(buf, h);
+  buf.write(digits, h + e.prefix.length, 'latin1');
+  e.suffix.copy(buf, h + e.prefix.length + digits.length);
+  return buf;
+}
+
+/** Where a session's frames go while a connection holds it. */
+export interface SessionSink {
+  /** a frame of the session's own (READY, RESUMED), as text */
+  send(frame: string): void;
+  /** a complete WebSocket frame built by frameOf */
+  sendFrame(frame: Buffer): void;
+  /** the session was ended under the connection (not resumable any more) */
+  close(code: number, reason: string): void;
+}
+
+export class PersonSession {
+  readonly id = randomBytes(16).toString('base64url');
+  /** the last `s` given (READY is 1) */
+  seq = 0;
+  /** guild → channel ids it can VIEW (shared, read-only sets); null while being re-read */
+  readonly guilds = new Map<number, ReadonlySet<number> | null>();
+  /** > 0: events wait in `held` (READY not sent yet, or a guild being re-read) */
+  holds = 1;
+  held: PreparedEvent[] = [];
+  sink: SessionSink | undefined;
+  ended = false;
+  /** D31: the replay buffer, entry of `s` at (s − 2) % REPLAY_MAX (null: a RESUMED marker) */
+  private ring: Array<PreparedEvent | null> = [];
+  /** the last `s` a socket was given before it dropped (replay must still reach past it) */
+  sentAtDetach = 0;
+  expiry: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly userId: number,
+    /** SHA-256 of the session token (D47: its end closes the connection with 4004) */
+    readonly tokenHash: string,
+  ) {}
+
+  /** Store `e` under the next `s`; false when that evicts a dispatch no socket ever got. */
+  push(e: PreparedEvent | null): boolean {
+    const s = ++this.seq;
+    const pos = s - 2;
+    if (pos < REPLAY_MAX) {
+      this.ring.push(e);
+      return true;
+    }
+    this.ring[pos % REPLAY_MAX] = e;
+    const evicted = s - REPLAY_MAX;
+    return this.sink !== undefined || evicted <= this.sentAtDetach;
+  }
+
+  /** D31: every dispatch after `seq` is still here (and `seq` is one this session reached). */
+  canReplayFrom(seq: number): boolean {
+    const oldest = Math.max(2, this.seq - REPLAY_MAX + 1);
+    return seq >= 1 && seq <= this.seq && seq + 1 >= oldest;
+  }
+
+  /** The frames after `seq`, with their original `s` (markers skipped). */
+  replayFrom(seq: number): Buffer[] {
+    const out: Buffer[] = [];
+    for (let s = seq + 1; s <= this.seq; s++) {
+      const e = this.ring[(s - 2) % REPLAY_MAX];
+      if (e) out.push(frameOf(e, s));
+    }
+    return out;
+  }
+
+  dropReplay(): void {
+    this.ring = [];
+  }
+}
+
+export interface HubDeps {
+  readonly db: Db;
+  log(err: unknown, msg: string): void;
+}
+
+export class PeopleHub {
+  readonly sessions = new Map<string, PersonSession>();
+  private readonly byGuild = new Map<number, Set<PersonSession>>();
+  private readonly byUser = new Map<number, Set<PersonSession>>();
+  /** sessions whose READY is being built: they hold every event, filtered once READY is out */
+  private readonly starting = new Set<PersonSession>();
+  /** guild → sessions to re-read, flushed once per turn of the loop */
+  private readonly toRefresh = new Map<number, Set<PersonSession>>();
+  private refreshScheduled = false;
+
+  constructor(private readonly deps: HubDeps) {}
+
+  /** A fresh session, holding events until `started` (its READY goes out first). */
+  open(userId: number, tokenHash: string): PersonSession {
+    const s = new PersonSession(userId, tokenHash);
+    this.sessions.set(s.id, s);
+    // Not in the indexes yet: until READY it takes every event from `starting` (filtered then).
+    this.starting.add(s);
+    return s;
+  }
+
+  /** READY was sent (s = 1) with these guilds and VIEW sets: deliver what waited meanwhile. */
+  started(s: PersonSession, guilds: ReadonlyMap<number, ReadonlySet<number>>): void {
+    this.starting.delete(s);
+    if (s.ended) return;
+    let set = this.byUser.get(s.userId);
+    if (!set) this.byUser.set(s.userId, (set = new Set()));
+    set.add(s);
+    for (const [g, visible] of guilds) this.setGuild(s, g, visible);
+    this.release(s);
+  }
+
+  /** Not resumable any more: out of every index, buffer dropped. */
+  end(s: PersonSession): void {
+    if (s.ended) return;
+    s.ended = true;
+    clearTimeout(s.expiry);
+    this.sessions.delete(s.id);
+    this.starting.delete(s);
+    for (const g of s.guilds.keys()) this.byGuild.get(g)?.delete(s);
+    for (const g of s.guilds.keys()) if (this.byGuild.get(g)?.size === 0) this.byGuild.delete(g);
+    s.guilds.clear();
+    const set = this.byUser.get(s.userId);
+    set?.delete(s);
+    if (set?.size === 0) this.byUser.delete(s.userId);
+    s.held = [];
+    s.dropReplay();
+    const sink = s.sink;
+    s.sink = undefined;
+    sink?.close(4000, 'session ended');
+  }
+
+  /** The user's sessions on this node (those still starting included). */
+  sessionsOf(userId: number): PersonSession[] {
+    const out = [...(this.byUser.get(userId) ?? [])];
+    for (const s of this.starting) if (s.userId === userId) out.push(s);
+    return out;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  // Fan-out
+
+  dispatch(raw: PeopleDispatch): void {
+    if (this.sessions.size === 0) return;
+    const e = prepare(raw);
+    for (const s of this.starting) s.held.push(e);
+    const a = e.audience;
+    switch (a.kind) {
+      case 'channel': {
+        const set = this.byGuild.get(a.guildId);
+        if (set) for (const s of set) this.offer(s, e);
+        break;
+      }
+      case 'guild': {
+        const set = this.byGuild.get(a.guildId);
+        const also = a.alsoUserIds ?? [];
+        // A person who joins hears their own GUILD_MEMBER_ADD, and their view of it starts.
+        const joining = e.type === 'GUILD_MEMBER_ADD' ? e.subject : undefined;
+        if (also.length === 0 && joining === undefined) {
+          if (set) for (const s of set) this.offer(s, e);
+          break;
+        }
+        // Targets first: processing one may change the indexes (a member's own removal).
+        const targets = new Set(set);
+        for (const u of joining === undefined ? also : [...also, joining])
+          for (const s of this.byUser.get(u) ?? []) targets.add(s);
+        for (const s of targets) this.offer(s, e);
+        break;
+      }
+      case 'users': {
+        const targets = new Set<PersonSession>();
+        for (const u of a.userIds) for (const s of this.byUser.get(u) ?? []) targets.add(s);
+        for (const s of targets) this.offer(s, e);
+        break;
+      }
+    }
+  }
+
+  private offer(s: PersonSession, e: PreparedEvent): void {
+    if (s.holds > 0) s.held.push(e);
+    else this.process(s, e);
+  }
+
+  /** Decide with the session's current view, send, then apply what the event changes. */
+  private process(s: PersonSession, e: PreparedEvent): void {
+    if (s.ended) return;
+    if (this.concerns(s, e)) this.emit(s, e);
+    if (s.ended) return;
+    const g = e.guildId;
+    if (g === undefined) return;
+    const self = e.subject === s.userId;
+    switch (e.type) {
+      case 'GUILD_CREATE':
+        this.refresh(s, g, true);
+        break;
+      case 'GUILD_MEMBER_ADD':
+        if (self) this.refresh(s, g, true);
+        break;
+      case 'GUILD_DELETE':
+        this.dropGuild(s, g);
+        break;
+      case 'GUILD_MEMBER_REMOVE':
+        if (self) this.dropGuild(s, g);
+        break;
+      case 'GUILD_MEMBER_UPDATE':
+        if (self && s.guilds.has(g)) this.refresh(s, g, false);
+        break;
+      default:
+        if (REFRESHING.has(e.type) && s.guilds.has(g)) this.refresh(s, g, false);
+    }
+  }
+
+  /** D34 rules applied to a person. */
+  private concerns(s: PersonSession, e: PreparedEvent): boolean {
+    const a = e.audience;
+    switch (a.kind) {
+      case 'channel':
+        return s.guilds.get(a.guildId)?.has(a.channelId) === true;
+      case 'guild':
+        return (
+          s.guilds.has(a.guildId) ||
+          (a.alsoUserIds?.includes(s.userId) ?? false) ||
+          (e.type === 'GUILD_MEMBER_ADD' && e.subject === s.userId)
+        );
+      case 'users':
+        return a.userIds.includes(s.userId);
+    }
+  }
+
+  private emit(s: PersonSession, e: PreparedEvent): void {
+    if (!s.push(e)) {
+      // Dropped, and its client missed more than the buffer holds: it cannot resume (op 9).
+      this.end(s);
+      return;
+    }
+    s.sink?.sendFrame(frameOf(e, s.seq));
+  }
+
+  /** Send a frame of the session's own (RESUMED) under the next `s`, kept as a replay marker. */
+  marker(s: PersonSession, build: (seq: number) => string): void {
+    s.push(null);
+    s.sink?.send(build(s.seq));
+  }
+
+  // Views of guilds
+
+  private setGuild(s: PersonSession, g: number, visible: ReadonlySet<number> | null): void {
+    s.guilds.set(g, visible);
+    let set = this.byGuild.get(g);
+    if (!set) this.byGuild.set(g, (set = new Set()));
+    set.add(s);
+  }
+
+  private dropGuild(s: PersonSession, g: number): void {
+    if (!s.guilds.delete(g)) return;
+    const set = this.byGuild.get(g);
+    set?.delete(s);
+    if (set?.size === 0) this.byGuild.delete(g);
+  }
+
+  /** Re-read what `s` sees of guild `g`; its events wait meanwhile (order kept). */
+  private refresh(s: PersonSession, g: number, joining: boolean): void {
+    if (joining && !s.guilds.has(g)) this.setGuild(s, g, null);
+    s.holds++;
+    let set = this.toRefresh.get(g);
+    if (!set) this.toRefresh.set(g, (set = new Set()));
+    set.add(s);
+    if (!this.refreshScheduled) {
+      this.refreshScheduled = true;
+      setImmediate(() => this.flushRefresh());
+    }
+  }
+
+  private flushRefresh(): void {
+    this.refreshScheduled = false;
+    const batches = [...this.toRefresh];
+    this.toRefresh.clear();
+    for (const [g, set] of batches) void this.refreshGuild(g, [...set]);
+  }
+
+  private async refreshGuild(g: number, sessions: PersonSession[]): Promise<void> {
+    let views: Map<number, Set<number>>;
+    try {
+      views = await guildAccess(this.deps.db, g, [...new Set(sessions.map((s) => s.userId))]);
+    } catch (err) {
+      // Without its view a session cannot be served correctly: it ends (the client gets 4000,
+      // resumes, and is told op 9 with a fresh READY).
+      this.deps.log(err, "people's gateway: a guild view could not be read");
+      for (const s of sessions) this.end(s);
+      return;
+    }
+    for (const s of sessions) {
+      if (s.ended) continue;
+      const visible = views.get(s.userId);
+      if (visible) this.setGuild(s, g, visible);
+      else this.dropGuild(s, g);
+      this.release(s);
+    }
+  }
+
+  /** Release one hold; at none, process what waited, in order (a refresh may hold again). */
+  private release(s: PersonSession): void {
+    if (s.holds > 0 && s.holds-- > 1) return;
+    s.holds = 0;
+    let i = 0;
+    const held = s.held;
+    while (i < held.length && s.holds === 0 && !s.ended)
+      this.process(s, held[i++] as PreparedEvent);
+    s.held = i < held.length ? held.slice(i) : [];
+  }
+}

@@ -1,0 +1,232 @@
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+import { GatewayOp, type PersonReady } from '@parley/protocol';
+import type { RateSpec } from '../config/config.js';
+import type { Domain } from '../domain/context.js';
+import { guildView } from '../domain/guilds/guild-view.js';
+import { avatarUrl } from '../domain/views.js';
+import { Close, keepsSession } from './close-codes.js';
+import { INVALID_SESSION_FRAME, RECONNECT_FRAME } from './frames.js';
+import type { PeopleHub, PersonSession, SessionSink } from './people-hub.js';
+import { SocketLink } from './socket-link.js';
+
+export interface PersonConnectionDeps {
+  readonly domain: Domain;
+  readonly hub: PeopleHub;
+  readonly heartbeatMs: number;
+  readonly resumeWindowS: number;
+  readonly rate: RateSpec | null;
+  /** the connection has closed and its session is settled */
+  finished(conn: PersonConnection): void;
+  log(err: unknown, msg: string): void;
+}
+
+export interface PersonIdentity {
+  readonly userId: number;
+  /** D47: SHA-256 of the session token it connected with */
+  readonly tokenHash: string;
+}
+
+/**
+ * A person's gateway connection (D51). The same HELLO, heartbeats, frame limits and close codes
+ * as a bot's (SocketLink); then READY `{sessionId, user, guilds, readStates, resumeWindowS}` and
+ * the dispatches the node's PeopleHub gives its session. A person may hold any number of these
+ * (tabs, devices): each has its own session and `s`, and none replaces another (no 4010).
+ *
+ *   handshake ──fresh READY / resumed──▶ live ──▶ closed
+ *
+ * Resume (D51 "like a bot's while the server can replay it"): the session lives in this node's
+ * memory for the resume window after its socket drops, still receiving into its replay buffer;
+ * `?sessionId&seq` on the same node replays and sends RESUMED. Anything else — another node, a
+ * restart, more missed than the buffer holds, a session another socket holds — is op 9 and a
+ * fresh READY, after which the app refetches with `after=` cursors.
+ */
+export class PersonConnection implements SessionSink {
+  private readonly link: SocketLink;
+  session: PersonSession | undefined;
+  private closedState = false;
+  private markDone: () => void = () => {};
+  private readonly done = new Promise<void>((resolve) => {
+    this.markDone = resolve;
+  });
+
+  constructor(
+    ws: WebSocket,
+    readonly person: PersonIdentity,
+    private readonly deps: PersonConnectionDeps,
+    private readonly resume: { sessionId: string; seq: number } | undefined,
+    socket?: Duplex,
+  ) {
+    this.link = new SocketLink(ws, socket, {
+      heartbeatMs: deps.heartbeatMs,
+      rate: deps.rate,
+      clock: deps.domain.clock,
+      closing: () => {
+        this.closedState = true;
+      },
+      closed: (code) => this.onSocketClose(code),
+    });
+  }
+
+  get userId(): number {
+    return this.person.userId;
+  }
+
+  get isClosed(): boolean {
+    return this.closedState;
+  }
+
+  whenDone(): Promise<void> {
+    return this.done;
+  }
+
+  start(): void {
+    this.link.start();
+    if (this.resume && this.tryResume(this.resume)) return;
+    if (this.resume) this.link.send(INVALID_SESSION_FRAME);
+    this.establish().catch((err: unknown) => {
+      this.deps.log(err, "people's gateway session could not be established");
+      this.close(Close.UNKNOWN_ERROR, 'internal error');
+    });
+  }
+
+  /** D31 on this node's memory: replay after `seq`, then RESUMED, then live. */
+  private tryResume(r: { sessionId: string; seq: number }): boolean {
+    const hub = this.deps.hub;
+    const s = hub.sessions.get(r.sessionId);
+    if (!s || s.ended || s.userId !== this.userId || s.sink !== undefined) return false;
+    if (s.holds > 0 && s.seq === 0) return false; // its READY never went out
+    if (!s.canReplayFrom(r.seq)) return false;
+    clearTimeout(s.expiry);
+    s.expiry = undefined;
+    const frames = s.replayFrom(r.seq);
+    this.session = s;
+    s.sink = this;
+    for (const f of frames) this.link.sendFrame(f);
+    hub.marker(s, (seq) =>
+      JSON.stringify({
+        op: GatewayOp.DISPATCH,
+        t: 'RESUMED',
+        s: seq,
+        d: { sessionId: s.id, replayed: frames.length },
+      }),
+    );
+    return true;
+  }
+
+  private async establish(): Promise<void> {
+    const { domain: d, hub } = this.deps;
+    const session = hub.open(this.userId, this.person.tokenHash);
+    this.session = session;
+    if (this.closedState) {
+      hub.end(session);
+      return;
+    }
+    let ready: PersonReady;
+    try {
+      ready = await buildReady(d, this.userId, session.id, this.deps.resumeWindowS);
+    } catch (err) {
+      hub.end(session);
+      throw err;
+    }
+    if (this.closedState || session.ended) {
+      hub.end(session);
+      return;
+    }
+    session.seq = 1;
+    session.sink = this;
+    // D31: READY is s = 1.
+    this.link.send(JSON.stringify({ op: GatewayOp.DISPATCH, t: 'READY', s: 1, d: ready }));
+    hub.started(
+      session,
+      new Map(ready.guilds.map((g) => [g.id, new Set(g.channels.map((c) => c.id))])),
+    );
+  }
+
+  // SessionSink
+
+  send(frame: string): void {
+    this.link.send(frame);
+  }
+
+  sendFrame(frame: Buffer): void {
+    this.link.sendFrame(frame);
+  }
+
+  close(code: number, reason: string): void {
+    this.link.close(code, reason);
+  }
+
+  /** Node shutdown: op 7, then close (the app reconnects to any node: op 9 there, fresh READY). */
+  reconnect(): void {
+    if (this.closedState) return;
+    this.link.send(RECONNECT_FRAME);
+    this.close(Close.SERVICE_RESTART, 'server restarting');
+  }
+
+  private onSocketClose(code: number): void {
+    this.closedState = true;
+    const s = this.session;
+    if (s && s.sink === this) {
+      s.sink = undefined;
+      if (keepsSession(code) && !s.ended && s.seq > 0) {
+        // D31: resumable for the window, still collecting what it would have been sent.
+        s.sentAtDetach = s.seq;
+        s.expiry = setTimeout(() => this.deps.hub.end(s), this.deps.resumeWindowS * 1000);
+        s.expiry.unref();
+      } else {
+        this.deps.hub.end(s);
+      }
+    }
+    this.deps.finished(this);
+    this.markDone();
+  }
+}
+
+/** D51 READY: the user, every guild as GET /app/v1/guilds/:guildId shows it, read states. */
+export async function buildReady(
+  d: Domain,
+  userId: number,
+  sessionId: string,
+  resumeWindowS: number,
+): Promise<PersonReady> {
+  const [user, memberships, reads] = await Promise.all([
+    d.db
+      .selectFrom('users')
+      .select(['id', 'name', 'avatar'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow(),
+    d.db
+      .selectFrom('members')
+      .select('guild_id')
+      .where('user_id', '=', userId)
+      .orderBy('guild_id', 'asc')
+      .execute(),
+    d.db
+      .selectFrom('read_states')
+      .select(['channel_id', 'last_read_id'])
+      .where('user_id', '=', userId)
+      .orderBy('channel_id', 'asc')
+      .execute(),
+  ]);
+  const guilds = [];
+  for (const m of memberships) {
+    const g = await guildView(d.db, Number(m.guild_id), userId);
+    if (g) guilds.push(g);
+  }
+  return {
+    sessionId,
+    user: {
+      id: Number(user.id),
+      name: user.name,
+      avatar: avatarUrl(d.urls, user.avatar),
+      isBot: false,
+    },
+    guilds,
+    readStates: reads.map((r) => ({
+      channelId: Number(r.channel_id),
+      lastReadId: Number(r.last_read_id),
+    })),
+    resumeWindowS,
+  };
+}
