@@ -1,5 +1,6 @@
 // Vite for the web app (D55). No framework plugin: esbuild compiles the JSX for Preact
 // (`jsxImportSource`), which is all @preact/preset-vite would add for a production build.
+import process from 'node:process';
 import { defineConfig } from 'vite';
 
 const api = process.env.PARLEY_DEV_API ?? 'http://127.0.0.1:8080';
