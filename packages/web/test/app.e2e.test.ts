@@ -169,6 +169,17 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
     await shot(page, '02-guild-invites');
   });
 
+  it('registering without an invite is refused with a plain reason (D46 invite mode)', async () => {
+    const { page } = bob;
+    await page.goto('/register');
+    await page.getByLabel('Name').fill('mallory');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').first().textContent(), { timeout: TIMEOUT })
+      .toContain('Registration needs an invite');
+  });
+
   it('register by invite: the preview names the guild, then the new member lands in it', async () => {
     const { page } = bob;
     await page.goto(inviteUrl);
