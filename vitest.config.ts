@@ -35,6 +35,16 @@ export default defineConfig({
         // @parley/sdk: unit tests and end-to-end tests against real server processes.
         test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'] },
       },
+      {
+        // D55: the web app in a real browser (Debian's Chromium) against a real server process.
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['packages/web/test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

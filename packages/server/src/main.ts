@@ -73,6 +73,7 @@ export async function serve(config: Config): Promise<void> {
   process.stdout.write(
     [
       `Parley is running (${services.domain.dialect}, node ${config.nodeId})`,
+      `  Web app  ${u.origin}/`,
       `  API      ${u.api}`,
       `  Gateway  ${u.gateway}`,
       `  CDN      ${u.cdn}`,

@@ -33,6 +33,7 @@ import { memberRoutes } from './routes/members.routes.js';
 import { messageRoutes } from './routes/messages.routes.js';
 import { installOps, type Lifecycle } from './routes/ops.routes.js';
 import { httpRequest } from '../metrics/metrics.js';
+import { webRoutes } from './routes/web.routes.js';
 
 export interface AppDeps {
   readonly domain: Domain;
@@ -50,6 +51,8 @@ export interface AppDeps {
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   https?: { cert: Buffer; key: Buffer };
+  /** the built web app (D55); default packages/web/dist */
+  webDir?: string;
 }
 
 export type ApiPlugin = FastifyPluginAsyncTypebox<{ deps: AppDeps }>;
@@ -173,6 +176,7 @@ export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<Fa
 
   await app.register(cdnRoutes, { prefix: '/cdn', deps });
   installGateway(app, deps);
+  await app.register(webRoutes, { deps, dir: opts.webDir }); // D55: the web app at /
   return app;
 }
 

@@ -79,7 +79,7 @@ export interface Caller {
 }
 
 export async function createHarness(
-  opts: { env?: Record<string, string>; clock?: Clock } = {},
+  opts: { env?: Record<string, string>; clock?: Clock; webDir?: string } = {},
 ): Promise<Harness> {
   let schema: string | undefined;
   let databaseUrl = 'sqlite::memory:';
@@ -107,7 +107,7 @@ export async function createHarness(
     ...(opts.clock ? { clock: opts.clock } : {}),
     poolSize: 5,
   });
-  const app = await buildApp(services);
+  const app = await buildApp(services, opts.webDir === undefined ? {} : { webDir: opts.webDir });
   await app.ready();
 
   const request = async (o: InjectOptions): Promise<Reply> => {

@@ -88,7 +88,9 @@ dbDescribe('routing: 404 and 405 (D2)', () => {
 
   it('unknown routes → 404 NOT_FOUND in the D5 form, without an Allow header', async () => {
     const cases: Array<[Method, string, 'bot' | 'admin' | 'none']> = [
-      ['GET', '/nope', 'none'],
+      // D55: a GET of an unknown path outside the server's prefixes is the web app's (web.test.ts)
+      ['POST', '/nope', 'none'],
+      ['DELETE', '/nope/deeper', 'none'],
       ['GET', '/api', 'none'],
       ['GET', '/api/v1/nope', 'bot'],
       ['GET', '/api/v2/bot/me', 'bot'],

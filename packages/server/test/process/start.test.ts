@@ -54,6 +54,7 @@ describe('npm start (parley serve) on a fresh data directory', () => {
       new RegExp(`^Gateway\\s+ws://127\\.0\\.0\\.1:${port}/gateway$`),
     );
     expect(line('Docs')).toContain(`${origin}/docs`);
+    expect(line('Web app')).toBe(`Web app  ${origin}/`); // D55
     expect(s.banner[0]).toMatch(/^Parley is running \(sqlite/);
     // Nothing alarming on stderr during a normal start.
     expect(s.stderr()).toBe('');

@@ -1,7 +1,21 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { AppError } from '../../errors/app-error.js';
 import { sendError } from './error-handler.js';
+
+/**
+ * A GET/HEAD that no route matches may still be an answer of another plugin: the web app serves
+ * its client-side routes this way (D55, routes/web.routes.ts). It returns undefined to decline.
+ */
+export interface NotFoundFallback {
+  handler?: ((req: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined) | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    notFoundFallback: NotFoundFallback;
+  }
+}
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -12,6 +26,8 @@ const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
  */
 export function installNotFound(app: FastifyInstance): void {
   const shadow = FindMyWay({ ignoreTrailingSlash: false });
+  const fallback: NotFoundFallback = {};
+  app.decorate('notFoundFallback', fallback);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const m of methods) {
@@ -33,6 +49,10 @@ export function installNotFound(app: FastifyInstance): void {
         ),
         req.id,
       );
+    }
+    if ((req.method === 'GET' || req.method === 'HEAD') && fallback.handler) {
+      const answered = fallback.handler(req, reply);
+      if (answered) return answered;
     }
     return sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${path}`), req.id);
   });

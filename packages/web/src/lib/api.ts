@@ -1,0 +1,181 @@
+import { signal } from '@preact/signals';
+import type { ErrorBody, UploadedFile } from './types.js';
+
+/**
+ * The app's one HTTP client (ARCHITECTURE habit 11: only the public /api/v1 and /app/v1).
+ * Same origin, so the session cookie (D47) rides along; a 429 RATE_LIMIT_EXCEEDED is waited out
+ * (`retryAfter`, D26) and retried, never shown as an error; a 401 means the session ended.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: { field: string; problem: string }[] = [],
+    readonly resetAt?: string,
+  ) {
+    super(message);
+  }
+  /** the server's problem with one field (D5 `details`), for showing it on that field */
+  field(name: string): string | undefined {
+    return this.details.find((d) => d.field === name || d.field.endsWith(`.${name}`))?.problem;
+  }
+}
+
+/** true while requests are waiting out a rate limit (a quiet "slowing down" hint, no toasts) */
+export const throttled = signal(false);
+/** set when any call answers 401: the session is gone */
+export const sessionLost = signal(false);
+
+const TOKEN_KEY = 'parley.token';
+let token: string | null = localStorage.getItem(TOKEN_KEY);
+
+/** The bearer token for /api/v1 (D10: people call it with their session token). */
+export function setToken(t: string | null): void {
+  token = t;
+  if (t === null) localStorage.removeItem(TOKEN_KEY);
+  else localStorage.setItem(TOKEN_KEY, t);
+}
+export const hasToken = (): boolean => token !== null;
+
+// One pause shared by every request: when the bucket is empty, nobody asks until it refills.
+let pausedUntil = 0;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function waitTurn(): Promise<void> {
+  while (Date.now() < pausedUntil) {
+    throttled.value = true;
+    await sleep(pausedUntil - Date.now());
+  }
+  throttled.value = false;
+}
+
+function noteHeaders(res: Response): void {
+  // D26: nothing left in the bucket → hold the next requests until a token is back.
+  const remaining = res.headers.get('x-ratelimit-remaining');
+  const resetAfter = Number(res.headers.get('x-ratelimit-reset-after'));
+  const limit = Number(res.headers.get('x-ratelimit-limit'));
+  if (remaining === '0' && resetAfter > 0 && limit > 0) {
+    pausedUntil = Math.max(pausedUntil, Date.now() + (resetAfter * 1000) / limit);
+  }
+}
+
+async function toError(res: Response): Promise<ApiError> {
+  let body: Partial<ErrorBody> | { error?: string; message?: string } = {};
+  try {
+    body = (await res.json()) as typeof body;
+  } catch {
+    /* not JSON */
+  }
+  const e = (body as { error?: unknown }).error;
+  if (e && typeof e === 'object') {
+    const o = e as ErrorBody['error'];
+    return new ApiError(res.status, o.code, o.message, o.details ?? [], o.resetAt);
+  }
+  // D5: the simpler form is accepted too.
+  const code = typeof e === 'string' ? e : 'HTTP_' + res.status;
+  const message = (body as { message?: string }).message ?? res.statusText;
+  return new ApiError(res.status, code, message);
+}
+
+export interface CallOptions {
+  /** a 401 is an expected answer here (login), not a lost session */
+  anonymous?: boolean;
+  signal?: AbortSignal;
+}
+
+async function send(
+  method: string,
+  path: string,
+  body: BodyInit | undefined,
+  headers: Record<string, string>,
+  opts: CallOptions,
+): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    await waitTurn();
+    const h: Record<string, string> = { ...headers };
+    if (token !== null) h['authorization'] = `Bearer ${token}`;
+    const res = await fetch(path, {
+      method,
+      headers: h,
+      body: body ?? null,
+      credentials: 'same-origin',
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    noteHeaders(res);
+    if (res.status === 429 && attempt < 8) {
+      const err = await toError(res.clone());
+      if (err.code === 'RATE_LIMIT_EXCEEDED') {
+        // D26: a refused request changed nothing; wait as told, then ask again.
+        const retry = Number(
+          (await res.json().catch(() => ({}))).error?.retryAfter ??
+            res.headers.get('retry-after') ??
+            1,
+        );
+        pausedUntil = Math.max(pausedUntil, Date.now() + Math.max(0.05, retry) * 1000 + 20);
+        continue;
+      }
+    }
+    if (res.status === 401 && !opts.anonymous) sessionLost.value = true;
+    return res;
+  }
+}
+
+export async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: CallOptions = {},
+): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await send(
+    method,
+    path,
+    body === undefined ? undefined : JSON.stringify(body),
+    headers,
+    opts,
+  );
+  if (!res.ok) throw await toError(res);
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+export const get = <T>(path: string, opts?: CallOptions) => call<T>('GET', path, undefined, opts);
+export const post = <T>(path: string, body?: unknown, opts?: CallOptions) =>
+  call<T>('POST', path, body, opts);
+export const put = <T>(path: string, body?: unknown) => call<T>('PUT', path, body);
+export const patch = <T>(path: string, body?: unknown) => call<T>('PATCH', path, body);
+export const del = (path: string) => call<void>('DELETE', path);
+
+/** D22: one file in the part `file`; 413, 415 and 429 QUOTA_EXCEEDED come back as ApiError. */
+export async function upload(file: File): Promise<UploadedFile> {
+  const form = new FormData();
+  form.append('file', file, file.name || defaultName(file.type));
+  const res = await send('POST', '/api/v1/files/upload', form, {}, {});
+  if (!res.ok) throw await toError(res);
+  return (await res.json()) as UploadedFile;
+}
+
+/** A pasted screenshot has no name; D22 wants an extension that agrees with the bytes. */
+function defaultName(type: string): string {
+  const ext =
+    { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'audio/mpeg': 'mp3' }[type] ??
+    'bin';
+  return `pasted.${ext}`;
+}
+
+/** What a person should read for an error (the quota's reset time included). */
+export function describe(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.code === 'QUOTA_EXCEEDED')
+      return `Upload quota used up — it resets ${err.resetAt ? new Date(err.resetAt).toLocaleString() : 'soon'}.`;
+    if (err.code === 'PAYLOAD_TOO_LARGE') return 'That file is too large: 5 MiB at most.';
+    if (err.code === 'UNSUPPORTED_MEDIA_TYPE')
+      return 'That file type is not allowed: jpg, png, gif, mp3, wav or mp4.';
+    return err.message;
+  }
+  if (err instanceof TypeError) return 'The server cannot be reached.';
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,252 @@
+import { Permission } from '@parley/protocol';
+import { useMemo, useRef, useState } from 'preact/hooks';
+import { describe, post } from '../lib/api.js';
+import { navigate } from '../lib/router.js';
+import type { DmChannelRef, Guild, MemberSummary } from '../lib/types.js';
+import { connState } from '../lib/gateway.js';
+import {
+  channelLog,
+  dms,
+  loadDms,
+  loadMembers,
+  me,
+  members,
+  presence,
+  typing,
+} from '../state/store.js';
+import { Avatar, Dialog } from '../ui/kit.js';
+import { Icon } from '../ui/icons.js';
+import { toast } from '../ui/toast.js';
+import { Composer } from './composer.js';
+import { MessageList, type ViewerInfo } from './messages.js';
+
+export const isAdmin = (g: Guild): boolean =>
+  (g.myPermissions & Permission.ADMINISTRATOR) !== 0 || g.ownerId === me.value?.id;
+
+/** D21: open (or find) the DM with someone, then go there. */
+export async function openDm(userId: number): Promise<void> {
+  try {
+    const r = await post<DmChannelRef>(`/api/v1/users/${userId}/dm`);
+    if (!dms.value.some((d) => d.channelId === r.channelId)) await loadDms();
+    navigate(`/dm/${r.channelId}`);
+  } catch (x) {
+    toast(describe(x));
+  }
+}
+
+function TypingLine({ channelId, names }: { channelId: number; names: (id: number) => string }) {
+  const who = [...(typing.value.get(channelId)?.keys() ?? [])].map(names);
+  return (
+    <div class="typing muted small" aria-live="polite">
+      {who.length === 0
+        ? '\u00a0'
+        : who.length === 1
+          ? `${who[0]} is typing…`
+          : who.length < 4
+            ? `${who.join(', ')} are typing…`
+            : 'Several people are typing…'}
+    </div>
+  );
+}
+
+/** Drop files anywhere on the channel to upload them. */
+function useDrop(onFiles: (f: File[]) => void) {
+  const [over, setOver] = useState(false);
+  return {
+    over,
+    handlers: {
+      onDragOver: (e: DragEvent) => {
+        if (e.dataTransfer?.types.includes('Files')) {
+          e.preventDefault();
+          setOver(true);
+        }
+      },
+      onDragLeave: (e: DragEvent) => {
+        if (e.currentTarget === e.target) setOver(false);
+      },
+      onDrop: (e: DragEvent) => {
+        const files = [...(e.dataTransfer?.files ?? [])];
+        if (files.length) {
+          e.preventDefault();
+          onFiles(files);
+        }
+        setOver(false);
+      },
+    },
+  };
+}
+
+export function ChannelView(props: { guild: Guild; channelId: number; showMembers: boolean }) {
+  const { guild } = props;
+  const channel = guild.channels.find((c) => c.id === props.channelId);
+  const log = channelLog(props.channelId, 'guild');
+  const list = members.value.get(guild.id);
+  if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
+  const info = useMemo<ViewerInfo>(
+    () => ({
+      bots: new Set(guild.bots),
+      avatars: new Map((list ?? []).map((m) => [m.user.id, m.user.avatar])),
+      moderator: isAdmin(guild),
+    }),
+    [guild, list],
+  );
+  const uploader = useRef<((f: File[]) => void) | null>(null);
+  const drop = useDrop((f) => uploader.current?.(f));
+  const lastTyping = useRef(0);
+  if (!channel) return <Empty text="This channel does not exist any more." />;
+  const names = (id: number) => list?.find((m) => m.user.id === id)?.user.name ?? 'Someone';
+  const canSend =
+    (guild.myPermissions & (Permission.SEND_MESSAGES | Permission.ADMINISTRATOR)) !== 0;
+  return (
+    <div class={`channel-view${drop.over ? ' dropping' : ''}`} {...drop.handlers}>
+      <Composer
+        log={log}
+        placeholder={`Message #${channel.name}`}
+        disabled={canSend ? undefined : 'You cannot send messages in this channel.'}
+        uploadRef={uploader}
+        onTyping={() => {
+          // D51: one typing call per 6 s of typing at most (it shows for 8 s).
+          if (Date.now() - lastTyping.current < 6000) return;
+          lastTyping.current = Date.now();
+          post(`/app/v1/channels/${channel.id}/typing`).catch(() => {});
+        }}
+      />
+      <TypingLine channelId={channel.id} names={names} />
+      <MessageList log={log} info={info} label={`Messages in #${channel.name}`} />
+      {drop.over && <div class="drop-hint">Drop to upload</div>}
+    </div>
+  );
+}
+
+export function DmView({ channelId }: { channelId: number }) {
+  const dm = dms.value.find((d) => d.channelId === channelId);
+  const log = channelLog(channelId, 'dm');
+  const info = useMemo<ViewerInfo>(
+    () => ({
+      bots: new Set(dm?.recipient.isBot ? [dm.recipient.id] : []),
+      avatars: new Map(dm ? [[dm.recipient.id, dm.recipient.avatar]] : []),
+      moderator: false,
+    }),
+    [dm],
+  );
+  const uploader = useRef<((f: File[]) => void) | null>(null);
+  const drop = useDrop((f) => uploader.current?.(f));
+  const lastTyping = useRef(0);
+  const name = dm?.recipient.name ?? 'direct message';
+  return (
+    <div class={`channel-view${drop.over ? ' dropping' : ''}`} {...drop.handlers}>
+      <Composer
+        log={log}
+        placeholder={`Message ${name}`}
+        uploadRef={uploader}
+        onTyping={() => {
+          if (Date.now() - lastTyping.current < 6000) return;
+          lastTyping.current = Date.now();
+          post(`/app/v1/channels/${channelId}/typing`).catch(() => {});
+        }}
+      />
+      <TypingLine channelId={channelId} names={() => name} />
+      <MessageList log={log} info={info} label={`Messages with ${name}`} />
+      {drop.over && <div class="drop-hint">Drop to upload</div>}
+    </div>
+  );
+}
+
+export function Empty({ text, children }: { text: string; children?: preact.ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p>{text}</p>
+      {children}
+    </div>
+  );
+}
+
+/** D51: online while holding a gateway connection; the reader is, while connected. */
+export const isOnline = (userId: number): boolean =>
+  userId === me.value?.id ? connState.value === 'ready' : presence.value.get(userId) === 'online';
+
+function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
+  const [open, setOpen] = useState(false);
+  const online = isOnline(m.user.id);
+  const bot = guild.bots.includes(m.user.id);
+  return (
+    <li>
+      <button type="button" class="member" onClick={() => setOpen(true)}>
+        <span class="avatar-wrap">
+          <Avatar name={m.user.name} id={m.user.id} url={m.user.avatar} size={28} />
+          <span
+            class={`presence ${online ? 'online' : 'offline'}`}
+            role="img"
+            aria-label={online ? 'online' : 'offline'}
+          />
+        </span>
+        <span class="member-name">{m.user.name}</span>
+        {bot && <span class="tag">BOT</span>}
+        {m.user.id === guild.ownerId && <span class="muted small">owner</span>}
+      </button>
+      <Dialog title={m.user.name} open={open} onClose={() => setOpen(false)}>
+        <div class="profile">
+          <Avatar name={m.user.name} id={m.user.id} url={m.user.avatar} size={64} />
+          <p>
+            {bot ? 'Bot' : 'Member'} · joined {new Date(m.joinedAt).toLocaleDateString()} ·{' '}
+            {online ? 'online' : 'offline'}
+          </p>
+        </div>
+        <div class="actions">
+          {m.user.id !== me.value?.id && (
+            <button
+              type="button"
+              class="btn primary"
+              onClick={() => {
+                setOpen(false);
+                void openDm(m.user.id);
+              }}
+            >
+              <Icon name="chat" size={16} /> Send a message
+            </button>
+          )}
+          {isAdmin(guild) && (
+            <button
+              type="button"
+              class="btn"
+              onClick={() => {
+                setOpen(false);
+                navigate(`/g/${guild.id}/settings?tab=members`);
+              }}
+            >
+              Manage in guild settings
+            </button>
+          )}
+        </div>
+      </Dialog>
+    </li>
+  );
+}
+
+/** Members with bots marked and presence dots (D51 PRESENCE_UPDATE). */
+export function MembersPanel({ guild }: { guild: Guild }) {
+  const list = members.value.get(guild.id) ?? [];
+  const on = list.filter((m) => isOnline(m.user.id));
+  const off = list.filter((m) => !isOnline(m.user.id));
+  return (
+    <aside class="members-panel" aria-label="Members">
+      {[
+        ['Online', on],
+        ['Offline', off],
+      ].map(([label, group]) =>
+        (group as MemberSummary[]).length ? (
+          <section key={label as string}>
+            <h3 class="section-title">
+              {label as string} — {(group as MemberSummary[]).length}
+            </h3>
+            <ul class="member-list">
+              {(group as MemberSummary[]).map((m) => (
+                <MemberRow key={m.user.id} m={m} guild={guild} />
+              ))}
+            </ul>
+          </section>
+        ) : null,
+      )}
+    </aside>
+  );
+}
