@@ -35,6 +35,16 @@ export default defineConfig({
         // @parley/sdk: unit tests and end-to-end tests against real server processes.
         test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'] },
       },
+      {
+        // Issue #10: property-based fuzzing over the OpenAPI document and the gateway (SQLite).
+        // PARLEY_FUZZ_RUNS sets the requests per route (1,000 by default).
+        extends: true,
+        test: {
+          name: 'fuzz',
+          include: ['packages/server/test/fuzz/**/*.test.ts'],
+          env: { PARLEY_TEST_DIALECT: 'sqlite' },
+        },
+      },
     ],
   },
 });
