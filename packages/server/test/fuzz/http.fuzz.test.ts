@@ -164,6 +164,10 @@ function valueFor(schema: Json, ids: number[], depth = 0): fc.Arbitrary<unknown>
   return fc.oneof(...variants);
 }
 
+/** A generated value as query/path text (objects as JSON: some have no prototype to print with). */
+const text = (v: unknown): string =>
+  typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined');
+
 /** encodeURIComponent, or raw invalid UTF-8 for strings it cannot encode (lone surrogates) */
 const enc = (v: string): string => {
   try {
@@ -178,7 +182,7 @@ const pathValue = (schema: Json, ids: number[]): fc.Arbitrary<string> =>
     { weight: 4, arbitrary: fc.constantFrom(...ids).map(String) },
     { weight: 2, arbitrary: fc.nat().map(String) },
     { weight: 1, arbitrary: oddStrings.map((s) => (s === '' ? '%20' : enc(s))) },
-    { weight: 1, arbitrary: valueFor(schema, ids).map((v) => enc(String(v))) },
+    { weight: 1, arbitrary: valueFor(schema, ids).map((v) => enc(text(v))) },
   );
 
 interface Gen {
@@ -195,7 +199,7 @@ function requestArb(r: Route, ids: number[], tokens: string[]): fc.Arbitrary<Gen
     ...queryParams.map((p) =>
       fc.option(
         fc.oneof(
-          valueFor(p.schema, ids).map((v) => String(v)),
+          valueFor(p.schema, ids).map((v) => text(v)),
           oddStrings,
         ),
         { nil: undefined },
@@ -329,10 +333,27 @@ describe('HTTP fuzz over the OpenAPI document [sqlite]', () => {
 
   it('every route: no 5xx, the D5 form on every error, no state change on any 4xx, still alive', async () => {
     const ids = [w.guildId, w.channelId, w.owner.id, w.human.id, w.bot.id, w.bot.userId, 1];
-    const tokens = [w.bot.token, w.human.token, w.owner.token];
+    const tokens: string[] = [];
     let known = await digest(h);
     let changes = await totalChanges(h);
     for (const r of routes) {
+      // Fresh credentials for every route: an earlier route may have reset the bot's token,
+      // ended the people's sessions or disabled them (all legitimate 2xx changes).
+      for (const u of [w.owner, w.human]) {
+        await h.request({
+          method: 'PATCH',
+          url: `/admin/v1/users/${u.id}`,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          payload: JSON.stringify({ disabled: false }),
+        });
+        const session = await h.admin.post(`/users/${u.id}/sessions`);
+        if (session.status === 201) u.token = session.body.token;
+      }
+      const reset = await h.admin.post(`/bots/${w.bot.id}/token`);
+      if (reset.status === 200) w.bot.token = reset.body.token;
+      tokens.splice(0, tokens.length, w.bot.token, w.human.token, w.owner.token);
+      known = await digest(h);
+      changes = await totalChanges(h);
       await fc.assert(
         fc.asyncProperty(requestArb(r, ids, tokens), async (g) => {
           const res: Reply = await h.request({
