@@ -45,6 +45,16 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      {
+        // Issue #10: property-based fuzzing over the OpenAPI document and the gateway (SQLite).
+        // PARLEY_FUZZ_RUNS sets the requests per route (1,000 by default).
+        extends: true,
+        test: {
+          name: 'fuzz',
+          include: ['packages/server/test/fuzz/**/*.test.ts'],
+          env: { PARLEY_TEST_DIALECT: 'sqlite' },
+        },
+      },
     ],
   },
 });

@@ -28,6 +28,8 @@ const trace = (msg: string): void => {
     process.stderr.write(`${new Date().toISOString()} ${msg}\n`);
 };
 const pgOk = await postgresAvailable();
+/** a start is 1–2 s on a quiet machine; a loaded one (shared CI runners) can take far longer */
+const START_MS = 180_000;
 
 interface Upload {
   path: string; // /cdn/files/<id>/<name> (the origin changes with every process)
@@ -40,7 +42,7 @@ async function crashLoop(env: Record<string, string>): Promise<void> {
   let server: Running | undefined;
   let client: GatewayClient | undefined;
   try {
-    server = await startParley(env);
+    server = await startParley(env, START_MS);
     const w: RemoteWorld = await makeRemoteWorld(server.origin, ADMIN);
     const set = await call(server.origin, 'PUT', `/admin/v1/bots/${w.bot.id}/webhook`, ADMIN, {
       url: receiver.url,
@@ -203,7 +205,7 @@ async function crashLoop(env: Record<string, string>): Promise<void> {
       kill();
       await loading;
       trace(`cycle ${cycle}: killed`);
-      server = await startParley(env);
+      server = await startParley(env, START_MS);
     }
 
     // The last process: resume, check, then a marker message ends the stream.
