@@ -2,6 +2,7 @@ import type { AppGuild, CreateGuildBody, CreateRoleBody, Guild, Role } from '@pa
 import { DEFAULT_EVERYONE_PERMISSIONS } from '@parley/protocol';
 import { invalid, notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
+import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
 import { guildView } from './guild-view.js';
 import { memberView } from '../views.js';
@@ -82,12 +83,7 @@ export async function announceGuild(
 }
 
 export async function createRole(d: Domain, guildId: number, body: CreateRoleBody): Promise<Role> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  await requireGuild(d.db, guildId);
   const id = d.ids.next();
   await d.db
     .insertInto('roles')

@@ -1,6 +1,7 @@
 import type { AdminInvitePatch, CreateInviteBody, Invite } from '@parley/protocol';
 import { notFound } from '../../errors/app-error.js';
 import type { InvitesTable } from '../../storage/schema-people.js';
+import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
 import * as core from './invites.service.js';
 
@@ -21,12 +22,7 @@ export async function createInvite(
 
 /** A guild's invites, newest first (used up and expired ones included: the operator sees all). */
 export async function listInvites(d: Domain, guildId: number): Promise<{ invites: Invite[] }> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  await requireGuild(d.db, guildId);
   return { invites: await core.guildInvites(d, guildId) };
 }
 

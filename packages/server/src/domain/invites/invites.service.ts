@@ -5,6 +5,7 @@ import { iso } from '../../ids/clock.js';
 import { isUniqueViolation, type Db } from '../../storage/db.js';
 import type { InvitesTable } from '../../storage/schema-people.js';
 import type { Principal } from '../auth/principal.js';
+import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
 import { requireGuildAdmin } from '../guilds/admin-access.js';
 import { joinGuild } from '../members/members.service.js';
@@ -48,12 +49,7 @@ export async function createInvite(
   creatorId: number | null,
   body: CreateInviteBody,
 ): Promise<Invite> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  await requireGuild(d.db, guildId);
   const now = d.clock.now();
   for (let attempt = 1; ; attempt++) {
     const row: InvitesTable = {

@@ -5,7 +5,7 @@ import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { guildView } from '../guilds/guild-view.js';
-import { requireGuildMember } from '../permissions/access.service.js';
+import { requireGuildMember, requireGuild } from '../permissions/access.service.js';
 import { memberUserView, memberView } from '../views.js';
 
 /** D20: members sorted by user id ascending; `after` is a user id. */
@@ -111,12 +111,7 @@ export async function putMember(
   userId: number,
   body: PutMemberBody,
 ): Promise<{ member: Member; created: boolean }> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  await requireGuild(d.db, guildId);
   const user = await d.db
     .selectFrom('users')
     .select('id')
@@ -217,12 +212,7 @@ async function putMemberRoles(
 
 /** Remove a member (GUILD_MEMBER_REMOVE, which also reaches the removed bot: D34). */
 export async function removeMember(d: Domain, guildId: number, userId: number): Promise<void> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select(['id', 'owner_id'])
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  await requireGuild(d.db, guildId);
   await d.db.transaction().execute((trx) => removeMemberIn(trx, d, guildId, userId));
 }
 
