@@ -174,18 +174,7 @@ async function putMemberRoles(
   wanted: number[],
   created: boolean,
 ): Promise<{ member: Member; created: boolean }> {
-  if (given !== undefined || created) {
-    await trx
-      .deleteFrom('member_roles')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .execute();
-    if (wanted.length > 0)
-      await trx
-        .insertInto('member_roles')
-        .values(wanted.map((role_id) => ({ guild_id: guildId, user_id: userId, role_id })))
-        .execute();
-  }
+  if (given !== undefined || created) await replaceMemberRoles(trx, guildId, userId, wanted);
   const member = await loadMember(trx, d, guildId, userId);
   if (!member) throw notFound('member');
   if (created) {
@@ -208,6 +197,25 @@ async function putMemberRoles(
       });
   }
   return { member, created };
+}
+
+/** Inside the caller's transaction: the member's roles become exactly `wanted` (checked). */
+export async function replaceMemberRoles(
+  trx: Db,
+  guildId: number,
+  userId: number,
+  wanted: readonly number[],
+): Promise<void> {
+  await trx
+    .deleteFrom('member_roles')
+    .where('guild_id', '=', guildId)
+    .where('user_id', '=', userId)
+    .execute();
+  if (wanted.length > 0)
+    await trx
+      .insertInto('member_roles')
+      .values(wanted.map((role_id) => ({ guild_id: guildId, user_id: userId, role_id })))
+      .execute();
 }
 
 /** Remove a member (GUILD_MEMBER_REMOVE, which also reaches the removed bot: D34). */
