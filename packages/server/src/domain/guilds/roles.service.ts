@@ -40,6 +40,18 @@ export async function createAppRole(
   body: CreateAppRoleBody,
 ): Promise<Role> {
   await requireGuildAdmin(d, p, guildId);
+  return insertRole(d, guildId, body);
+}
+
+/**
+ * The one role creation (D49 people's route, D52 operator's; the caller checks the guild and
+ * the right): the row, then GUILD_ROLES_UPDATE to the guild's people (D51).
+ */
+export async function insertRole(
+  d: Domain,
+  guildId: number,
+  body: { name: string; permissions: number },
+): Promise<Role> {
   const id = d.ids.next();
   await d.db.transaction().execute(async (trx) => {
     await trx
