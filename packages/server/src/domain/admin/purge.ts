@@ -1,5 +1,7 @@
+import { notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
 import type { Domain } from '../context.js';
+import { removeMemberIn } from '../members/members.service.js';
 import { memberUserView } from '../views.js';
 
 /**
@@ -12,30 +14,15 @@ import { memberUserView } from '../views.js';
  * sweep removes (files.service.ts).
  */
 
-/** D34: GUILD_MEMBER_REMOVE to every bot in the guild (the removed one included), then delete. */
-export async function removeMembership(
-  d: Domain,
-  trx: Db,
-  guildId: number,
-  user: { id: number; name: string; avatar: string | null },
-): Promise<void> {
-  await d.events.record(trx, {
-    envelope: {
-      type: 'GUILD_MEMBER_REMOVE',
-      data: { guildId, user: memberUserView(d.urls, user) },
-    },
-    scope: { kind: 'guild', guildId, alsoUserId: user.id },
-  });
-  await trx
-    .deleteFrom('member_roles')
-    .where('guild_id', '=', guildId)
-    .where('user_id', '=', user.id)
+/** The user leaves every guild it is in, lowest id first (members.service `removeMemberIn`). */
+async function leaveEveryGuild(d: Domain, trx: Db, userId: number): Promise<void> {
+  const guilds = await trx
+    .selectFrom('members')
+    .select('guild_id')
+    .where('user_id', '=', userId)
+    .orderBy('guild_id', 'asc')
     .execute();
-  await trx
-    .deleteFrom('members')
-    .where('guild_id', '=', guildId)
-    .where('user_id', '=', user.id)
-    .execute();
+  for (const g of guilds) await removeMemberIn(trx, d, Number(g.guild_id), userId);
 }
 
 interface MessageRef {
@@ -44,9 +31,13 @@ interface MessageRef {
   guild_id: number | null;
 }
 
-/** MESSAGE_DELETE (guild) or DM_MESSAGE_DELETE (DM) for each message (D34, D35), then delete. */
-export async function deleteMessages(d: Domain, trx: Db, messages: MessageRef[]): Promise<void> {
-  if (messages.length === 0) return;
+/**
+ * The one message deletion (an author's own, moderation D49, the operator D52, and the bulk
+ * purges here): MESSAGE_DELETE (guild) or DM_MESSAGE_DELETE (DM) for each message (D34, D35),
+ * then delete. Answers how many rows went (fewer when some were deleted meanwhile).
+ */
+export async function deleteMessages(d: Domain, trx: Db, messages: MessageRef[]): Promise<number> {
+  if (messages.length === 0) return 0;
   const dmParties = new Map<number, [number, number]>();
   const dmIds = [...new Set(messages.filter((m) => m.guild_id === null).map((m) => m.channel_id))];
   if (dmIds.length > 0) {
@@ -78,11 +69,36 @@ export async function deleteMessages(d: Domain, trx: Db, messages: MessageRef[])
     }
   }
   const ids = messages.map((m) => m.id);
-  for (let i = 0; i < ids.length; i += 500)
-    await trx
+  let deleted = 0;
+  for (let i = 0; i < ids.length; i += 500) {
+    const res = await trx
       .deleteFrom('messages')
       .where('id', 'in', ids.slice(i, i + 500))
-      .execute();
+      .executeTakeFirst();
+    deleted += Number(res.numDeletedRows);
+  }
+  return deleted;
+}
+
+/**
+ * One message of one channel, with its event, in its own transaction; 404 when it is not there
+ * (D13: a message of another channel is 404, so is an unknown channel). Deleted meanwhile by
+ * someone else: 404 and no event (the transaction rolls back).
+ */
+export async function deleteMessage(
+  d: Domain,
+  channelId: number,
+  messageId: number,
+): Promise<void> {
+  await d.db.transaction().execute(async (trx) => {
+    const m = await trx
+      .selectFrom('messages')
+      .select(['id', 'channel_id', 'guild_id'])
+      .where('id', '=', messageId)
+      .where('channel_id', '=', channelId)
+      .executeTakeFirst();
+    if (!m || (await deleteMessages(d, trx, [m])) === 0) throw notFound('message');
+  });
 }
 
 /** Channels and everything in them, without message events (their guild is going, or D49). */
@@ -95,48 +111,70 @@ export async function deleteChannelRows(trx: Db, channelIds: number[]): Promise<
 }
 
 /**
- * A guild and everything in it. Bots are owed one thing: each bot member's own
- * GUILD_MEMBER_REMOVE (D34: its last event there). People's removals are not sent one by one:
- * a guild of 10,000 people would be 10,000 events for the bots that are leaving anyway.
+ * The one "delete a guild" (D49 owner via /app/v1, D52 operator, and a deleted owner's guilds):
+ * the guild and everything on it, inside the caller's transaction — channels with their
+ * messages, overwrites and read states; roles, members, invites, bans. Bots are owed one thing:
+ * each bot member's own GUILD_MEMBER_REMOVE (D34: its last event there), recorded before the rows
+ * go. People's removals are not sent one by one (a guild of 10,000 people would be 10,000 events
+ * for the bots that are leaving anyway); every person who was a member gets GUILD_DELETE (D51).
+ * 404 when the guild is not there.
+ *
+ * `botsLeave`: 'one-by-one' (the owner's route) removes each bot's membership right after its
+ * event, lowest id first, so a bot hears the removals of those before it and its own, as when
+ * members leave one by one; 'together' (the operator's) records every removal while all bots
+ * are still members, so each bot hears them all. The tests pin each route's order
+ * (app.guilds.test.ts, admin.manage.test.ts).
  */
-export async function purgeGuild(d: Domain, trx: Db, guildId: number): Promise<void> {
-  const bots = await trx
+export async function purgeGuild(
+  d: Domain,
+  trx: Db,
+  guildId: number,
+  botsLeave: 'one-by-one' | 'together' = 'together',
+): Promise<void> {
+  const members = await trx
     .selectFrom('members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id', 'u.name', 'u.avatar'])
+    .select(['u.id', 'u.name', 'u.avatar', 'u.is_bot'])
     .where('m.guild_id', '=', guildId)
-    .where('u.is_bot', '=', 1)
-    .orderBy('u.id')
+    .orderBy('u.id', 'asc')
     .execute();
-  // Every removal is recorded while all of them are still members: each bot hears them all.
-  for (const b of bots)
+  for (const bot of members.filter((m) => m.is_bot === 1)) {
     await d.events.record(trx, {
       envelope: {
         type: 'GUILD_MEMBER_REMOVE',
-        data: { guildId, user: memberUserView(d.urls, b) },
+        data: { guildId, user: memberUserView(d.urls, bot) },
       },
-      scope: { kind: 'guild', guildId },
+      scope: { kind: 'guild', guildId, alsoUserId: bot.id },
     });
-  // D51: its people hear GUILD_DELETE (the audience is decided after commit, from the members
-  // each node knew: the guild's members as they were).
-  d.people.people(trx, {
-    type: 'GUILD_DELETE',
-    data: { id: guildId },
-    audience: { kind: 'guild', guildId },
-  });
-  const channels = await trx
-    .selectFrom('channels')
-    .select('id')
-    .where('guild_id', '=', guildId)
-    .execute();
-  await deleteChannelRows(
-    trx,
-    channels.map((c) => c.id),
-  );
+    if (botsLeave === 'one-by-one')
+      await trx
+        .deleteFrom('members')
+        .where('guild_id', '=', guildId)
+        .where('user_id', '=', bot.id)
+        .execute();
+  }
+  const channels = trx.selectFrom('channels').select('id').where('guild_id', '=', guildId);
+  // PostgreSQL: messages being sent meanwhile wait (their foreign key shares the channel row),
+  // so none is left pointing at a deleted channel.
+  if (d.dialect === 'postgres') await channels.forUpdate().execute();
+  await trx.deleteFrom('messages').where('channel_id', 'in', channels).execute();
+  await trx.deleteFrom('channel_overwrites').where('channel_id', 'in', channels).execute();
+  await trx.deleteFrom('read_states').where('channel_id', 'in', channels).execute();
+  await trx.deleteFrom('channels').where('guild_id', '=', guildId).execute();
   await trx.deleteFrom('member_roles').where('guild_id', '=', guildId).execute();
   await trx.deleteFrom('members').where('guild_id', '=', guildId).execute();
   await trx.deleteFrom('roles').where('guild_id', '=', guildId).execute();
-  await trx.deleteFrom('guilds').where('id', '=', guildId).execute();
+  await trx.deleteFrom('invites').where('guild_id', '=', guildId).execute();
+  await trx.deleteFrom('bans').where('guild_id', '=', guildId).execute();
+  const res = await trx.deleteFrom('guilds').where('id', '=', guildId).executeTakeFirst();
+  if (res.numDeletedRows === 0n) throw notFound('guild');
+  const people = members.filter((m) => m.is_bot === 0).map((m) => m.id);
+  if (people.length > 0)
+    d.people.people(trx, {
+      type: 'GUILD_DELETE',
+      data: { id: guildId },
+      audience: { kind: 'users', userIds: people },
+    });
 }
 
 /**
@@ -146,17 +184,6 @@ export async function purgeGuild(d: Domain, trx: Db, guildId: number): Promise<v
  * the caller's business (purged first).
  */
 export async function purgeUserRows(d: Domain, trx: Db, userId: number): Promise<void> {
-  const user = await trx
-    .selectFrom('users')
-    .select(['id', 'name', 'avatar'])
-    .where('id', '=', userId)
-    .executeTakeFirstOrThrow();
-  const guilds = await trx
-    .selectFrom('members')
-    .select('guild_id')
-    .where('user_id', '=', userId)
-    .orderBy('guild_id')
-    .execute();
   // Messages first, while the author is still a member (the events' recipients do not depend
   // on the author, but on who can see the channel).
   const messages = await trx
@@ -166,7 +193,7 @@ export async function purgeUserRows(d: Domain, trx: Db, userId: number): Promise
     .orderBy('id')
     .execute();
   await deleteMessages(d, trx, messages);
-  for (const g of guilds) await removeMembership(d, trx, g.guild_id, user);
+  await leaveEveryGuild(d, trx, userId);
   const dms = await trx
     .selectFrom('channels')
     .select('id')
@@ -198,26 +225,39 @@ export async function purgeUserRows(d: Domain, trx: Db, userId: number): Promise
 }
 
 /**
- * A bot: it leaves every guild (GUILD_MEMBER_REMOVE, D50), its messages go, its stream, gateway
- * sessions and webhook deliveries go, its token dies (no bot row: 401) and after commit its
- * connections close with 4004 (the D8 token signal: the generation check finds no bot).
+ * The one "delete a bot" (D50 owner, D52 operator, a deleted owner's bots), inside the caller's
+ * transaction: it leaves every guild (GUILD_MEMBER_REMOVE, its own included, D34/D50), its
+ * stream, gateway sessions and webhook deliveries go, its token dies (no bot row: 401) and after
+ * commit its connections close with 4004 (the D8 token signal: the generation check finds no
+ * bot); the owner gets the slot back (INTERFACE "Limits").
+ *
+ * `keep`: 'nothing' (operator, D52) also removes its messages (MESSAGE_DELETE /
+ * DM_MESSAGE_DELETE), DMs, files and its user row; 'user' (owner, D50) keeps its user, disabled,
+ * so the messages it sent keep their author. False when there is no such bot.
  */
-export async function purgeBot(d: Domain, trx: Db, botId: number): Promise<void> {
+export async function purgeBot(
+  d: Domain,
+  trx: Db,
+  botId: number,
+  keep: 'nothing' | 'user' = 'nothing',
+): Promise<boolean> {
   const bot = await trx
     .selectFrom('bots')
     .select(['id', 'user_id', 'owner_id'])
     .where('id', '=', botId)
     .executeTakeFirst();
-  if (!bot) return;
-  await purgeUserRows(d, trx, bot.user_id);
+  if (!bot) return false;
+  if (keep === 'nothing') await purgeUserRows(d, trx, bot.user_id);
+  else await leaveEveryGuild(d, trx, bot.user_id);
   await trx.deleteFrom('bot_events').where('bot_id', '=', botId).execute();
   await trx.deleteFrom('event_streams').where('bot_id', '=', botId).execute();
   await trx.deleteFrom('gateway_sessions').where('bot_id', '=', botId).execute();
   await trx.deleteFrom('webhook_deliveries').where('bot_id', '=', botId).execute();
-  await trx.deleteFrom('bots').where('id', '=', botId).execute();
+  const gone = await trx.deleteFrom('bots').where('id', '=', botId).executeTakeFirst();
+  if (gone.numDeletedRows === 0n) return false; // deleted meanwhile
   // Its user row goes after the bot row that references it.
-  await trx.deleteFrom('users').where('id', '=', bot.user_id).execute();
-  // INTERFACE "Limits": the owner may create another one.
+  if (keep === 'nothing') await trx.deleteFrom('users').where('id', '=', bot.user_id).execute();
+  else await trx.updateTable('users').set({ disabled: 1 }).where('id', '=', bot.user_id).execute();
   await trx
     .updateTable('users')
     .set((eb) => ({ bot_count: eb('bot_count', '-', 1) }))
@@ -225,4 +265,5 @@ export async function purgeBot(d: Domain, trx: Db, botId: number): Promise<void>
     .where('bot_count', '>', 0)
     .execute();
   await d.events.botTokenReset(trx, botId);
+  return true;
 }

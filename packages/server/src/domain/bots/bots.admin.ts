@@ -96,8 +96,6 @@ export async function updateBot(
  */
 export async function deleteBot(d: Domain, botId: number): Promise<void> {
   await d.db.transaction().execute(async (trx) => {
-    const b = await trx.selectFrom('bots').select('id').where('id', '=', botId).executeTakeFirst();
-    if (!b) throw notFound('bot');
-    await purgeBot(d, trx, botId);
+    if (!(await purgeBot(d, trx, botId))) throw notFound('bot');
   });
 }

@@ -15,7 +15,8 @@ import type { BotTokenCodec } from '../auth/bot-token.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { quotaLimits, quotaUsage } from '../files/quota.js';
-import { putMember, removeMemberIn } from '../members/members.service.js';
+import { purgeBot } from '../admin/purge.js';
+import { putMember } from '../members/members.service.js';
 import { guildPermissions, has } from '../permissions/permissions.js';
 import { requireGuildMember } from '../permissions/access.service.js';
 import { createBot, getBot } from './bots.service.js';
@@ -109,24 +110,7 @@ export async function patchOwnBot(
 export async function deleteOwnBot(d: Domain, p: Principal, botId: number): Promise<void> {
   const bot = await requireOwnBot(d, p, botId);
   await d.db.transaction().execute(async (trx) => {
-    const guilds = await trx
-      .selectFrom('members')
-      .select('guild_id')
-      .where('user_id', '=', bot.userId)
-      .orderBy('guild_id', 'asc')
-      .execute();
-    for (const g of guilds) await removeMemberIn(trx, d, Number(g.guild_id), bot.userId);
-    await trx.deleteFrom('webhook_deliveries').where('bot_id', '=', bot.id).execute();
-    const gone = await trx.deleteFrom('bots').where('id', '=', bot.id).executeTakeFirst();
-    if (gone.numDeletedRows === 0n) throw notFound('bot'); // deleted meanwhile
-    await trx.updateTable('users').set({ disabled: 1 }).where('id', '=', bot.userId).execute();
-    await trx
-      .updateTable('users')
-      .set((eb) => ({ bot_count: eb('bot_count', '-', 1) }))
-      .where('id', '=', p.userId)
-      .where('bot_count', '>', 0)
-      .execute();
-    await d.events.botTokenReset(trx, bot.id);
+    if (!(await purgeBot(d, trx, bot.id, 'user'))) throw notFound('bot'); // deleted meanwhile
   });
 }
 

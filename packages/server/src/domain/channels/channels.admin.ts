@@ -1,6 +1,6 @@
 import type { AdminChannelPatch, Channel } from '@parley/protocol';
 import { notFound } from '../../errors/app-error.js';
-import { deleteChannelRows, deleteMessages } from '../admin/purge.js';
+import { deleteChannelRows, deleteMessage } from '../admin/purge.js';
 import type { Domain } from '../context.js';
 import { channelView } from '../views.js';
 
@@ -66,15 +66,5 @@ export async function deleteAnyMessage(
   channelId: number,
   messageId: number,
 ): Promise<void> {
-  await d.db.transaction().execute(async (trx) => {
-    const m = await trx
-      .selectFrom('messages')
-      .select(['id', 'channel_id', 'guild_id'])
-      .where('id', '=', messageId)
-      .where('channel_id', '=', channelId)
-      .executeTakeFirst();
-    // D13: a message of another channel is 404 (so is an unknown channel).
-    if (!m) throw notFound('message');
-    await deleteMessages(d, trx, [m]);
-  });
+  await deleteMessage(d, channelId, messageId);
 }

@@ -9,7 +9,11 @@ import { Permission } from '@parley/protocol';
 import { notFound } from '../../errors/app-error.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
-import { requireGuildChannel, requireGuildMember } from '../permissions/access.service.js';
+import {
+  requireGuildChannel,
+  requireGuildMember,
+  requireGuild,
+} from '../permissions/access.service.js';
 import { channelPermissions, has } from '../permissions/permissions.js';
 import { channelSummaryView, channelView } from '../views.js';
 
@@ -63,12 +67,7 @@ export async function createChannel(
   guildId: number,
   body: CreateChannelBody,
 ): Promise<Channel> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  await requireGuild(d.db, guildId);
   const row = {
     id: d.ids.next(),
     guild_id: guildId,

@@ -1,9 +1,9 @@
 import type { AppGuild } from '@parley/protocol';
 import { forbidden, notFound } from '../../errors/app-error.js';
+import { purgeGuild } from '../admin/purge.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireGuildMember } from '../permissions/access.service.js';
-import { memberUserView } from '../views.js';
 import { requireGuildAdmin } from './admin-access.js';
 import { emitGuildUpdate } from './audience.js';
 import { guildView } from './guild-view.js';
@@ -75,57 +75,11 @@ export async function renameGuild(
 
 /**
  * D49: only the owner deletes a guild; everything that hangs on it goes in one transaction
- * (channels with their messages, overwrites and read states; roles, members, invites, bans).
- * Each bot member gets its own GUILD_MEMBER_REMOVE (D34: its last event there; the bots still
- * in the guild see it too, as when members leave one by one); every person gets GUILD_DELETE.
+ * (purge.ts `purgeGuild`, shared with the operator). Each bot member gets its own
+ * GUILD_MEMBER_REMOVE, the bots leaving one by one; every person gets GUILD_DELETE.
  */
 export async function deleteGuild(d: Domain, p: Principal, guildId: number): Promise<void> {
   const g = await requireGuildMember(d, p, guildId);
   if (g.ownerId !== p.userId) throw forbidden('Only the owner may delete the guild');
-  await d.db.transaction().execute(async (trx) => {
-    const members = await trx
-      .selectFrom('members as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.name', 'u.avatar', 'u.is_bot'])
-      .where('m.guild_id', '=', guildId)
-      .orderBy('u.id', 'asc')
-      .execute();
-    if (members.length === 0) throw notFound('guild');
-    for (const bot of members.filter((m) => m.is_bot === 1)) {
-      await d.events.record(trx, {
-        envelope: {
-          type: 'GUILD_MEMBER_REMOVE',
-          data: { guildId, user: memberUserView(d.urls, bot) },
-        },
-        scope: { kind: 'guild', guildId, alsoUserId: bot.id },
-      });
-      await trx
-        .deleteFrom('members')
-        .where('guild_id', '=', guildId)
-        .where('user_id', '=', bot.id)
-        .execute();
-    }
-    const channels = trx.selectFrom('channels').select('id').where('guild_id', '=', guildId);
-    // PostgreSQL: messages being sent meanwhile wait (their foreign key shares the channel row),
-    // so none is left pointing at a deleted channel.
-    if (d.dialect === 'postgres') await channels.forUpdate().execute();
-    await trx.deleteFrom('messages').where('channel_id', 'in', channels).execute();
-    await trx.deleteFrom('channel_overwrites').where('channel_id', 'in', channels).execute();
-    await trx.deleteFrom('read_states').where('channel_id', 'in', channels).execute();
-    await trx.deleteFrom('channels').where('guild_id', '=', guildId).execute();
-    await trx.deleteFrom('member_roles').where('guild_id', '=', guildId).execute();
-    await trx.deleteFrom('members').where('guild_id', '=', guildId).execute();
-    await trx.deleteFrom('roles').where('guild_id', '=', guildId).execute();
-    await trx.deleteFrom('invites').where('guild_id', '=', guildId).execute();
-    await trx.deleteFrom('bans').where('guild_id', '=', guildId).execute();
-    const res = await trx.deleteFrom('guilds').where('id', '=', guildId).executeTakeFirst();
-    if (res.numDeletedRows === 0n) throw notFound('guild');
-    const people = members.filter((m) => m.is_bot === 0).map((m) => m.id);
-    if (people.length > 0)
-      d.people.people(trx, {
-        type: 'GUILD_DELETE',
-        data: { id: guildId },
-        audience: { kind: 'users', userIds: people },
-      });
-  });
+  await d.db.transaction().execute((trx) => purgeGuild(d, trx, guildId, 'one-by-one'));
 }

@@ -11,6 +11,7 @@ import { iso } from '../../ids/clock.js';
 import type { Db } from '../../storage/db.js';
 import { nameContains, toPage, type PageQuery } from '../admin/paging.js';
 import { purgeGuild } from '../admin/purge.js';
+import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
 import { channelView } from '../views.js';
 
@@ -95,12 +96,7 @@ export async function updateGuild(
   body: AdminGuildPatch,
 ): Promise<AdminGuildDetail> {
   await d.db.transaction().execute(async (trx) => {
-    const g = await trx
-      .selectFrom('guilds')
-      .select('id')
-      .where('id', '=', guildId)
-      .executeTakeFirst();
-    if (!g) throw notFound('guild');
+    await requireGuild(trx, guildId);
     if (body.ownerId !== undefined) {
       const member = await trx
         .selectFrom('members')
@@ -125,12 +121,7 @@ export async function updateGuild(
 /** D52: the guild and everything in it, in one transaction; each bot in it gets its removal. */
 export async function deleteGuild(d: Domain, guildId: number): Promise<void> {
   await d.db.transaction().execute(async (trx) => {
-    const g = await trx
-      .selectFrom('guilds')
-      .select('id')
-      .where('id', '=', guildId)
-      .executeTakeFirst();
-    if (!g) throw notFound('guild');
+    await requireGuild(trx, guildId);
     await purgeGuild(d, trx, guildId);
   });
 }

@@ -2,8 +2,10 @@ import type { AppGuild, CreateGuildBody, CreateRoleBody, Guild, Role } from '@pa
 import { DEFAULT_EVERYONE_PERMISSIONS } from '@parley/protocol';
 import { invalid, notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
+import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
 import { guildView } from './guild-view.js';
+import { insertRole } from './roles.service.js';
 import { memberView } from '../views.js';
 
 /** D41: a guild with its @everyone role (id = guild id, D11) and its owner as first member. */
@@ -81,23 +83,8 @@ export async function announceGuild(
   return view;
 }
 
+/** D52 operator: a role of any guild (404 unknown); GUILD_ROLES_UPDATE as for the people's. */
 export async function createRole(d: Domain, guildId: number, body: CreateRoleBody): Promise<Role> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
-  const id = d.ids.next();
-  await d.db
-    .insertInto('roles')
-    .values({
-      id,
-      guild_id: guildId,
-      name: body.name,
-      permissions: body.permissions,
-      created_at: d.clock.now(),
-    })
-    .execute();
-  return { id, name: body.name, permissions: body.permissions };
+  await requireGuild(d.db, guildId);
+  return insertRole(d, guildId, body);
 }

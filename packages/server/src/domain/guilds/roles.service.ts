@@ -3,7 +3,7 @@ import { invalid, notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
-import { checkRoles } from '../members/members.service.js';
+import { checkRoles, replaceMemberRoles } from '../members/members.service.js';
 import { memberUserView } from '../views.js';
 import { requireGuildAdmin, requireRoleAdmin } from './admin-access.js';
 import { emitGuildUpdate } from './audience.js';
@@ -40,6 +40,18 @@ export async function createAppRole(
   body: CreateAppRoleBody,
 ): Promise<Role> {
   await requireGuildAdmin(d, p, guildId);
+  return insertRole(d, guildId, body);
+}
+
+/**
+ * The one role creation (D49 people's route, D52 operator's; the caller checks the guild and
+ * the right): the row, then GUILD_ROLES_UPDATE to the guild's people (D51).
+ */
+export async function insertRole(
+  d: Domain,
+  guildId: number,
+  body: { name: string; permissions: number },
+): Promise<Role> {
   const id = d.ids.next();
   await d.db.transaction().execute(async (trx) => {
     await trx
@@ -130,16 +142,7 @@ export async function setMemberRoles(
       .select(['id', 'name', 'avatar'])
       .where('id', '=', userId)
       .executeTakeFirstOrThrow();
-    await trx
-      .deleteFrom('member_roles')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .execute();
-    if (wanted.length > 0)
-      await trx
-        .insertInto('member_roles')
-        .values(wanted.map((role_id) => ({ guild_id: guildId, user_id: userId, role_id })))
-        .execute();
+    await replaceMemberRoles(trx, guildId, userId, wanted);
     const data: MemberRoles = { guildId, user: memberUserView(d.urls, user), roles: wanted };
     d.people.people(trx, {
       type: 'GUILD_MEMBER_UPDATE',

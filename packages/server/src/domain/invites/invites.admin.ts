@@ -1,75 +1,29 @@
-import { randomBytes } from 'node:crypto';
 import type { AdminInvitePatch, CreateInviteBody, Invite } from '@parley/protocol';
 import { notFound } from '../../errors/app-error.js';
-import { iso } from '../../ids/clock.js';
-import { isUniqueViolation } from '../../storage/db.js';
 import type { InvitesTable } from '../../storage/schema-people.js';
+import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
+import * as core from './invites.service.js';
 
 /**
- * D49/D52: invites as the operator sees them (the people's API creates them the same way).
- * `url` is the web app's invite page, `<public origin>/invite/<code>`.
+ * D49/D52: invites as the operator sees them. Thin operator-side wrappers (no principal, no
+ * access check) over the one core in invites.service.ts: the same code generator, the same
+ * `Invite` view, the same create.
  */
-export const newInviteCode = (): string => randomBytes(6).toString('base64url');
 
-const view = (d: Domain, r: InvitesTable): Invite => ({
-  code: r.code,
-  guildId: r.guild_id,
-  url: `${d.urls.origin}/invite/${r.code}`,
-  uses: r.uses,
-  maxUses: r.max_uses,
-  expiresAt: r.expires_at === null ? null : iso(r.expires_at),
-});
-
+/** The operator creates an invite with no creator (`creator_id` null). 404 unknown guild. */
 export async function createInvite(
   d: Domain,
   guildId: number,
   body: CreateInviteBody,
-  creatorId: number | null = null,
 ): Promise<Invite> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
-  const now = d.clock.now();
-  for (let i = 0; ; i++) {
-    const row: InvitesTable = {
-      code: newInviteCode(),
-      guild_id: guildId,
-      creator_id: creatorId,
-      max_uses: body.maxUses ?? null,
-      uses: 0,
-      expires_at: body.expiresInS === undefined ? null : now + body.expiresInS * 1000,
-      created_at: now,
-    };
-    try {
-      await d.db.insertInto('invites').values(row).execute();
-      return view(d, row);
-    } catch (err) {
-      // 48 random bits: a collision is all but impossible; try another code anyway.
-      if (!isUniqueViolation(err) || i >= 3) throw err;
-    }
-  }
+  return core.createInvite(d, guildId, null, body);
 }
 
 /** A guild's invites, newest first (used up and expired ones included: the operator sees all). */
 export async function listInvites(d: Domain, guildId: number): Promise<{ invites: Invite[] }> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
-  const rows = await d.db
-    .selectFrom('invites')
-    .selectAll()
-    .where('guild_id', '=', guildId)
-    .orderBy('created_at', 'desc')
-    .orderBy('code')
-    .execute();
-  return { invites: rows.map((r) => view(d, r)) };
+  await requireGuild(d.db, guildId);
+  return { invites: await core.guildInvites(d, guildId) };
 }
 
 async function load(d: Domain, code: string): Promise<InvitesTable> {
@@ -83,7 +37,7 @@ async function load(d: Domain, code: string): Promise<InvitesTable> {
 }
 
 export async function getInvite(d: Domain, code: string): Promise<Invite> {
-  return view(d, await load(d, code));
+  return core.inviteView(d, await load(d, code));
 }
 
 /** Change the use limit or the expiry (null: unlimited / never). */
@@ -108,7 +62,4 @@ export async function updateInvite(
   return getInvite(d, code);
 }
 
-export async function deleteInvite(d: Domain, code: string): Promise<void> {
-  const res = await d.db.deleteFrom('invites').where('code', '=', code).executeTakeFirst();
-  if (res.numDeletedRows === 0n) throw notFound('invite');
-}
+export const deleteInvite = core.removeInvite;

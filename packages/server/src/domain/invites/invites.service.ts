@@ -5,6 +5,7 @@ import { iso } from '../../ids/clock.js';
 import { isUniqueViolation, type Db } from '../../storage/db.js';
 import type { InvitesTable } from '../../storage/schema-people.js';
 import type { Principal } from '../auth/principal.js';
+import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
 import { requireGuildAdmin } from '../guilds/admin-access.js';
 import { joinGuild } from '../members/members.service.js';
@@ -48,12 +49,7 @@ export async function createInvite(
   creatorId: number | null,
   body: CreateInviteBody,
 ): Promise<Invite> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  await requireGuild(d.db, guildId);
   const now = d.clock.now();
   for (let attempt = 1; ; attempt++) {
     const row: InvitesTable = {
@@ -88,6 +84,11 @@ export async function createGuildInvite(
 /** D49: a guild's invites, newest first (used-up and expired ones included, for the admin). */
 export async function listInvites(d: Domain, p: Principal, guildId: number): Promise<Invite[]> {
   await requireGuildAdmin(d, p, guildId);
+  return guildInvites(d, guildId);
+}
+
+/** A guild's invites, newest first; no access check (the callers make it). */
+export async function guildInvites(d: Domain, guildId: number): Promise<Invite[]> {
   const rows = await d.db
     .selectFrom('invites')
     .selectAll()
@@ -107,6 +108,11 @@ export async function deleteInvite(d: Domain, p: Principal, code: string): Promi
     .executeTakeFirst();
   if (!inv) throw notFound('invite');
   await requireGuildAdmin(d, p, Number(inv.guild_id));
+  await removeInvite(d, code);
+}
+
+/** Delete one invite by code, no access check (the callers make it); 404 unknown. */
+export async function removeInvite(d: Domain, code: string): Promise<void> {
   const res = await d.db.deleteFrom('invites').where('code', '=', code).executeTakeFirst();
   if (res.numDeletedRows === 0n) throw notFound('invite');
 }

@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireDmChannel } from '../dms/dms.service.js';
 import { removeMemberIn } from '../members/members.service.js';
-import { requireGuildChannel } from '../permissions/access.service.js';
+import { requireGuildChannel, requireGuild } from '../permissions/access.service.js';
 import { nameTaken } from '../users/users.service.js';
 import { avatarUrl } from '../views.js';
 
@@ -115,12 +115,7 @@ export async function myDms(d: Domain, p: Principal): Promise<DmList> {
  * person). The owner cannot leave (409): they delete the guild instead.
  */
 export async function leaveGuild(d: Domain, p: Principal, guildId: number): Promise<void> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select(['id', 'owner_id'])
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  const guild = await requireGuild(d.db, guildId);
   if (Number(guild.owner_id) === p.userId)
     throw conflict('The owner cannot leave their guild (delete it instead)');
   await d.db.transaction().execute((trx) => removeMemberIn(trx, d, guildId, p.userId));

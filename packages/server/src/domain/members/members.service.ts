@@ -5,7 +5,7 @@ import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { guildView } from '../guilds/guild-view.js';
-import { requireGuildMember } from '../permissions/access.service.js';
+import { requireGuildMember, requireGuild } from '../permissions/access.service.js';
 import { memberUserView, memberView } from '../views.js';
 
 /** D20: members sorted by user id ascending; `after` is a user id. */
@@ -111,12 +111,7 @@ export async function putMember(
   userId: number,
   body: PutMemberBody,
 ): Promise<{ member: Member; created: boolean }> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select('id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  await requireGuild(d.db, guildId);
   const user = await d.db
     .selectFrom('users')
     .select('id')
@@ -179,18 +174,7 @@ async function putMemberRoles(
   wanted: number[],
   created: boolean,
 ): Promise<{ member: Member; created: boolean }> {
-  if (given !== undefined || created) {
-    await trx
-      .deleteFrom('member_roles')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .execute();
-    if (wanted.length > 0)
-      await trx
-        .insertInto('member_roles')
-        .values(wanted.map((role_id) => ({ guild_id: guildId, user_id: userId, role_id })))
-        .execute();
-  }
+  if (given !== undefined || created) await replaceMemberRoles(trx, guildId, userId, wanted);
   const member = await loadMember(trx, d, guildId, userId);
   if (!member) throw notFound('member');
   if (created) {
@@ -215,14 +199,28 @@ async function putMemberRoles(
   return { member, created };
 }
 
+/** Inside the caller's transaction: the member's roles become exactly `wanted` (checked). */
+export async function replaceMemberRoles(
+  trx: Db,
+  guildId: number,
+  userId: number,
+  wanted: readonly number[],
+): Promise<void> {
+  await trx
+    .deleteFrom('member_roles')
+    .where('guild_id', '=', guildId)
+    .where('user_id', '=', userId)
+    .execute();
+  if (wanted.length > 0)
+    await trx
+      .insertInto('member_roles')
+      .values(wanted.map((role_id) => ({ guild_id: guildId, user_id: userId, role_id })))
+      .execute();
+}
+
 /** Remove a member (GUILD_MEMBER_REMOVE, which also reaches the removed bot: D34). */
 export async function removeMember(d: Domain, guildId: number, userId: number): Promise<void> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select(['id', 'owner_id'])
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  await requireGuild(d.db, guildId);
   await d.db.transaction().execute((trx) => removeMemberIn(trx, d, guildId, userId));
 }
 

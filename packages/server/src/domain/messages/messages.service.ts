@@ -2,6 +2,7 @@ import type { EditedMessage, Message, MessageList } from '@parley/protocol';
 import { Permission } from '@parley/protocol';
 import { forbidden, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
+import { deleteMessage } from '../admin/purge.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireDmChannel } from '../dms/dms.service.js';
@@ -178,30 +179,7 @@ async function edit(
 
 async function remove(d: Domain, p: Principal, t: Target, messageId: number): Promise<void> {
   const m = await ownMessage(d, p, t, messageId);
-  await removeRow(d, t, m.id);
-}
-
-/** Delete one message of the target channel with its event (D35), or 404. */
-async function removeRow(d: Domain, t: Target, messageId: number): Promise<void> {
-  const m = { id: messageId };
-  await d.db.transaction().execute(async (trx) => {
-    const res = await trx
-      .deleteFrom('messages')
-      .where('id', '=', m.id)
-      .where('channel_id', '=', t.channelId)
-      .executeTakeFirst();
-    if (res.numDeletedRows === 0n) throw notFound('message');
-    await d.events.record(trx, {
-      envelope:
-        t.guildId === null
-          ? { type: 'DM_MESSAGE_DELETE', data: { id: m.id, channelId: t.channelId } }
-          : {
-              type: 'MESSAGE_DELETE',
-              data: { id: m.id, channelId: t.channelId, guildId: t.guildId },
-            },
-      scope: t.scope,
-    });
-  });
+  await deleteMessage(d, t.channelId, m.id);
 }
 
 // D12: sending needs SEND_MESSAGES; listing needs READ_MESSAGE_HISTORY; VIEW_CHANNEL always.
@@ -238,13 +216,5 @@ export async function moderateGuildMessage(
   channel: { id: number; guildId: number },
   messageId: number,
 ): Promise<void> {
-  await removeRow(
-    d,
-    {
-      channelId: channel.id,
-      guildId: channel.guildId,
-      scope: { kind: 'channel', guildId: channel.guildId, channelId: channel.id },
-    },
-    messageId,
-  );
+  await deleteMessage(d, channel.id, messageId);
 }

@@ -1,5 +1,6 @@
 import { Permission } from '@parley/protocol';
 import { forbidden, notFound } from '../../errors/app-error.js';
+import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import type { ChannelRow } from '../views.js';
@@ -40,18 +41,27 @@ export async function memberAccess(
   return { isOwner: ownerId === userId, everyone: standing.everyone, roles: standing.roles };
 }
 
+/** The guild, or 404: the one "does this guild exist" check of the domain. */
+export async function requireGuild(
+  db: Db,
+  guildId: number,
+): Promise<{ id: number; owner_id: number }> {
+  const guild = await db
+    .selectFrom('guilds')
+    .select(['id', 'owner_id'])
+    .where('id', '=', guildId)
+    .executeTakeFirst();
+  if (!guild) throw notFound('guild');
+  return guild;
+}
+
 /** D12: 404 when the guild does not exist, 403 when the caller is not a member. */
 export async function requireGuildMember(
   d: Domain,
   p: Principal,
   guildId: number,
 ): Promise<{ guildId: number; ownerId: number; access: MemberAccess }> {
-  const guild = await d.db
-    .selectFrom('guilds')
-    .select(['id', 'owner_id'])
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) throw notFound('guild');
+  const guild = await requireGuild(d.db, guildId);
   const access = await memberAccess(d, guild.id, guild.owner_id, p.userId);
   if (!access) throw forbidden('Not a member of this guild');
   return { guildId: guild.id, ownerId: guild.owner_id, access };
