@@ -6,9 +6,9 @@ import type { PeopleAudience, PeopleDispatch } from '../domain/events/recorder.j
  * lost message costs latency, never an event.
  */
 export type Signal =
-  /** new committed stream entries: [botId, last position] */
-  | { k: 'heads'; heads: Array<[number, number]> }
-  /** D29: a connection took the bot's session at this stream position; older ones close 4010 */
+  /** the event log grew (events/feed.ts): read it */
+  | { k: 'log' }
+  /** D29: a connection took the bot's session with this claim number; lower ones close 4010 */
   | { k: 'claim'; botId: number; seq: number }
   /** D8: the bot's token was reset; its connections close 4004 */
   | { k: 'token'; botId: number }
@@ -57,11 +57,8 @@ export function isSignal(v: unknown): v is Signal {
   const s = v as Record<string, unknown>;
   const id = (x: unknown): boolean => typeof x === 'number' && Number.isSafeInteger(x) && x > 0;
   switch (s['k']) {
-    case 'heads':
-      return (
-        Array.isArray(s['heads']) &&
-        s['heads'].every((h) => Array.isArray(h) && h.length === 2 && id(h[0]) && id(h[1]))
-      );
+    case 'log':
+      return true;
     case 'claim':
       return id(s['botId']) && id(s['seq']);
     case 'token':

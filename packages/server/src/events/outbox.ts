@@ -11,27 +11,15 @@ import { recipientBots } from '../domain/events/recipients.js';
 import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db } from '../storage/db.js';
-import { rawQuery } from '../storage/raw-sql.js';
 import type { CommitHooks } from './commit-hooks.js';
+import { appendEvent, recipientsText, type LogRow } from './log.js';
 import { serializeData, webhookBody } from './serialize.js';
-import {
-  allocatePositions,
-  botsWithSessions,
-  EntryKind,
-  insertEntries,
-  type StreamEntry,
-} from './stream.js';
-
-export interface CommittedEntry {
-  botId: number;
-  entry: StreamEntry;
-}
 
 /**
  * The real EventRecorder (D36 outbox). Inside the writer's transaction: decide the recipients
- * (D34), store the event once, and append one row to each recipient bot's stream. Only after
- * the transaction has committed are the new entries handed on (`committed`); a rollback takes
- * the rows, the stream positions and the notification with it.
+ * (D34) and append the event, once, with its recipients, to the event log (events/log.ts) — one
+ * row whatever their number (issue 15). Only after the transaction has committed is the row
+ * handed on (`committed`); a rollback takes the row and the notification with it.
  */
 export class OutboxRecorder implements EventRecorder, PeopleRecorder {
   constructor(
@@ -41,14 +29,7 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       /** D34 recipients are derived data: kept while membership, roles and overwrites stand */
       cache: DerivedCache;
       hooks: CommitHooks;
-      /**
-       * Write stream entries only for bots with a live or resumable gateway session (D31: no
-       * one else is owed a dispatch; a new session starts after its READY). Exact only where
-       * writers are serialized — SQLite, one write transaction at a time, so a READY and an
-       * event can never interleave; on PostgreSQL every recipient gets its entry.
-       */
-      streamsOnlyForSessions?: { resumeWindowMs: number };
-      committed: (entries: CommittedEntry[]) => void;
+      committed: (rows: LogRow[]) => void;
       tokenReset: (botId: number) => void;
       /** D51: people's events (after commit, or at once when ephemeral) for every node */
       people: (e: PeopleDispatch) => void;
@@ -78,45 +59,15 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     const bots = await recipientBots(trx, this.o.cache, event.scope);
     if (bots.length === 0) return;
     const now = this.o.clock.now();
-    const live = this.o.streamsOnlyForSessions;
-    const streamBots = live ? await botsWithSessions(trx, bots, now - live.resumeWindowMs) : bots;
-    if (streamBots.length > 0) await this.append(trx, streamBots, type, data, now);
+    const recipients = recipientsOf(bots);
+    const key = await appendEvent(trx, { type, data, recipients, now });
+    const row: LogRow = { ...key, type, data, recipients, createdAt: now };
     const hooks = this.o.hooks;
+    hooks.afterCommit(trx, () => this.o.committed([row]));
     const webhooks = this.o.webhooks;
     // D38: webhooks go to every recipient, connected or not.
     if (webhooks && (await webhooks.enqueue(trx, type, webhookBody(type, data), bots)) > 0)
       hooks.afterCommit(trx, () => webhooks.committed());
-  }
-
-  /** The event, stored once, at the next position of each bot's stream. */
-  private async append(
-    trx: Db,
-    bots: readonly number[],
-    type: string,
-    data: string,
-    now: number,
-  ): Promise<void> {
-    const id = this.o.ids.next();
-    await rawQuery(
-      trx,
-      'insert into "events" ("id", "type", "data", "created_at") values (?, ?, ?, ?)',
-      [id, type, data, now],
-    );
-    const positions = await allocatePositions(trx, bots);
-    const rows = bots.map((bot_id) => {
-      const seq = positions.get(bot_id);
-      if (seq === undefined) throw new Error(`no stream position for bot ${bot_id}`);
-      return { bot_id, seq, kind: EntryKind.EVENT, event_id: id, created_at: now };
-    });
-    await insertEntries(trx, rows);
-    this.o.hooks.afterCommit(trx, () =>
-      this.o.committed(
-        rows.map((r) => ({
-          botId: r.bot_id,
-          entry: { seq: r.seq, kind: r.kind, type, data, createdAt: now },
-        })),
-      ),
-    );
   }
 
   async botTokenReset(trx: Db, botId: number): Promise<void> {
@@ -139,6 +90,14 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
   ephemeral(event: PeopleEvent): void {
     this.o.people({ type: event.type, data: JSON.stringify(event.data), audience: event.audience });
   }
+}
+
+/** The stored recipients text, built once per recipient list the derived cache hands out. */
+const recipientsCache = new WeakMap<readonly number[], string>();
+function recipientsOf(bots: readonly number[]): string {
+  let text = recipientsCache.get(bots);
+  if (text === undefined) recipientsCache.set(bots, (text = recipientsText(bots)));
+  return text;
 }
 
 /** D34 scopes as D51 audiences: the same rules, applied to people. */

@@ -6,8 +6,9 @@ import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db, Dialect } from '../storage/db.js';
 import { noBus, type Signal, type SignalBus } from './bus.js';
 import { CommitHooks } from './commit-hooks.js';
-import { Dispatcher } from './dispatcher.js';
-import { OutboxRecorder, type CommittedEntry } from './outbox.js';
+import { Feed } from './feed.js';
+import type { LogRow } from './log.js';
+import { OutboxRecorder } from './outbox.js';
 import { pruneEvents } from './pruner.js';
 import { RedisBus } from './redis-bus.js';
 import { enqueueDeliveries } from '../webhooks/webhooks.service.js';
@@ -18,7 +19,7 @@ const PRUNE_EVERY_MS = 60_000;
 
 /**
  * The events area as the rest of the server sees it: the recorder the domain writes through,
- * the dispatcher sinks subscribe to, and the signals between nodes. Opened with the services
+ * the feed gateway connections subscribe to, and the signals between nodes. Opened with the services
  * (the CLI records events too); `start()` adds what only a serving node does (listening to other
  * nodes, the periodic checks, pruning).
  */
@@ -26,7 +27,7 @@ export interface EventsRuntime {
   /** the database handle whose transactions tell the outbox when they commit */
   readonly db: Db;
   readonly recorder: EventRecorder & PeopleRecorder;
-  readonly dispatcher: Dispatcher;
+  readonly feed: Feed;
   /** claim / token signals, from this process and from other nodes */
   onSignal(listener: (signal: Signal) => void): () => void;
   /** tell this process's listeners and every other node */
@@ -59,7 +60,7 @@ export function openEvents(o: {
   // Group commit where one connection serializes all writes anyway (SQLite).
   const db = hooks.wrap(o.db, { group: o.dialect === 'sqlite' });
   const bus: SignalBus = o.config.redisUrl ? new RedisBus(o.config.redisUrl, onError) : noBus;
-  const dispatcher = new Dispatcher(db, { pollMs: DB_CHECK_MS, batch: 256, onError });
+  const feed = new Feed(db, o.dialect, { pollMs: DB_CHECK_MS, batch: 1024, onError });
   const listeners = new Set<(s: Signal) => void>();
   const tellLocal = (s: Signal): void => {
     for (const l of listeners) {
@@ -74,12 +75,16 @@ export function openEvents(o: {
     tellLocal(s);
     bus.publish(s);
   };
-  const committed = (entries: CommittedEntry[]): void => {
-    dispatcher.committed(entries);
-    const heads = new Map<number, number>();
-    for (const { botId, entry } of entries)
-      heads.set(botId, Math.max(entry.seq, heads.get(botId) ?? 0));
-    bus.publish({ k: 'heads', heads: [...heads] });
+  // Other nodes are told once per turn of the loop that the log grew, however many commits.
+  let logSignalQueued = false;
+  const committed = (rows: LogRow[]): void => {
+    feed.committed(rows);
+    if (logSignalQueued) return;
+    logSignalQueued = true;
+    setImmediate(() => {
+      logSignalQueued = false;
+      bus.publish({ k: 'log' });
+    });
   };
   const webhookListeners = new Set<() => void>();
   const peopleListeners = new Set<(e: PeopleDispatch) => void>();
@@ -97,9 +102,6 @@ export function openEvents(o: {
     clock: o.clock,
     cache: o.cache,
     hooks,
-    ...(o.dialect === 'sqlite'
-      ? { streamsOnlyForSessions: { resumeWindowMs: o.config.resumeWindowS * 1000 } }
-      : {}),
     committed,
     tokenReset: (botId) => publish({ k: 'token', botId }),
     userSessions: (userId) => publish({ k: 'user', userId }),
@@ -124,7 +126,7 @@ export function openEvents(o: {
   return {
     db,
     recorder,
-    dispatcher,
+    feed,
     onSignal: (l) => {
       listeners.add(l);
       return () => listeners.delete(l);
@@ -144,13 +146,14 @@ export function openEvents(o: {
     async start() {
       if (started) return;
       started = true;
-      dispatcher.start();
+      await feed.init();
+      feed.start();
       prune();
       pruner = setInterval(prune, PRUNE_EVERY_MS);
       pruner.unref();
       try {
         await bus.subscribe((s) => {
-          if (s.k === 'heads') for (const [botId, seq] of s.heads) dispatcher.wake(botId, seq);
+          if (s.k === 'log') feed.wake();
           else if (s.k === 'people') tellPeople(s.e);
           else tellLocal(s);
         });
@@ -161,7 +164,7 @@ export function openEvents(o: {
     },
     async close() {
       clearInterval(pruner);
-      dispatcher.stop();
+      feed.stop();
       await bus.close();
     },
   };

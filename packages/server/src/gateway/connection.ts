@@ -4,9 +4,9 @@ import type { WebSocket } from 'ws';
 import type { RateSpec } from '../config/config.js';
 import { getBot } from '../domain/bots/bots.service.js';
 import type { Domain } from '../domain/context.js';
-import type { Dispatcher, StreamSink, Subscription } from '../events/dispatcher.js';
+import type { Feed, FeedSubscription, LogSink } from '../events/feed.js';
+import { keyLess, type LogKey, type LogRow } from '../events/log.js';
 import { dispatchFrame } from '../events/serialize.js';
-import { EntryKind, type StreamEntry } from '../events/stream.js';
 import { Close, keepsSession } from './close-codes.js';
 import { INVALID_SESSION_FRAME, readyFrame, RECONNECT_FRAME, resumedFrame } from './frames.js';
 import {
@@ -15,8 +15,10 @@ import {
   newConnId,
   releaseSession,
   resumeSession,
+  saveMarks,
   type Claim,
 } from './session-store.js';
+import { MarkKind, withMark, type Mark } from './session-marks.js';
 import { SocketLink } from './socket-link.js';
 
 /**
@@ -28,9 +30,11 @@ import { SocketLink } from './socket-link.js';
  *   (any state ──▶ closed)
  *
  * HELLO goes out at once; there is no identify step (D31). The session is taken in the database
- * (gateway/session-store.ts), then the connection subscribes to its bot's stream from the
- * session's cursor: replayed and live dispatches come through the same ordered path, and every
- * dispatch's `s` is its stream position minus the READY marker's, plus one.
+ * (gateway/session-store.ts), then the connection subscribes to the node's feed of the event log
+ * from the session's cursor: replayed and live dispatches come through the same ordered path, and
+ * every dispatch's `s` is counted by the session's cursor (session-marks.ts). While the session
+ * advances, the connection checkpoints where it stands (a mark) every CHECKPOINT_MS, so a resume
+ * after a drop or a crash counts from there.
  */
 export type ConnState = 'handshake' | 'replaying' | 'live' | 'closed';
 
@@ -44,9 +48,12 @@ const TRANSITIONS: Readonly<Record<ConnState, readonly ConnState[]>> = {
 /** A slow reader: stop feeding it until the socket has drained below this. */
 const MAX_BUFFERED_BYTES = 1 << 20;
 
+/** How often a connection records where its session stands (when it has moved), ms. */
+export const CHECKPOINT_MS = 10_000;
+
 export interface ConnectionDeps {
   readonly domain: Domain;
-  readonly dispatcher: Dispatcher;
+  readonly feed: Feed;
   readonly nodeId: number;
   readonly heartbeatMs: number;
   readonly resumeWindowS: number;
@@ -65,15 +72,19 @@ export interface BotIdentity {
   readonly generation: number;
 }
 
-export class GatewayConnection implements StreamSink {
+export class GatewayConnection implements LogSink {
   readonly connId = newConnId();
   private stateValue: ConnState = 'handshake';
   sessionId: string | undefined;
-  private readySeq = 0;
-  /** position of this connection's READY / RESUMED marker (0 until the session is taken) */
-  claimSeq = 0;
-  private sub: Subscription | undefined;
+  /** D29: this connection's claim number (0 until the session is taken) */
+  claimN = 0;
+  private claim: Claim | undefined;
+  private sub: FeedSubscription | undefined;
   private replayed = 0;
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  /** the last mark written: a checkpoint is due when the session has moved past it */
+  private lastMark: { s: number; key: LogKey } | undefined;
+  private saving: Promise<void> = Promise.resolve();
   /** HELLO, heartbeats, frame limits, close codes and batched writes (D30–D33) */
   private readonly link: SocketLink;
   private established: Promise<void> = Promise.resolve();
@@ -171,40 +182,76 @@ export class GatewayConnection implements StreamSink {
       this.to('live');
       claim = fresh;
     }
-    this.sub = this.deps.dispatcher.subscribe(this.bot.botId, claim.cursor, this);
+    if (this.isClosed()) return;
+    this.sub = this.deps.feed.subscribe(this);
+    this.lastMark = { s: claim.cursor.s, key: claim.cursor.key };
+    this.checkpointTimer = setInterval(() => this.checkpoint(), CHECKPOINT_MS);
+    this.checkpointTimer.unref();
   }
 
   private take(claim: Claim): void {
     this.sessionId = claim.sessionId;
-    this.readySeq = claim.readySeq;
-    this.claimSeq = claim.claimSeq;
+    this.claim = claim;
+    this.claimN = claim.claimN;
     this.deps.claimed(this);
   }
 
-  // StreamSink
+  // LogSink
 
-  deliver(entries: readonly StreamEntry[]): void {
-    for (const e of entries) {
-      if (this.stateValue === 'closed') return;
-      const s = e.seq - this.readySeq + 1;
-      if (e.kind === EntryKind.EVENT) {
-        if (e.type === null || e.data === null) continue;
-        const replaying = this.stateValue === 'replaying';
-        if (replaying) this.replayed++;
-        this.send(dispatchFrame(e.type, s, e.data));
-        dispatched('bot', replaying ? undefined : e.createdAt); // D53
-      } else if (e.seq === this.claimSeq) {
-        // Our own RESUMED marker: the replay is complete (D31).
-        if (e.kind === EntryKind.RESUMED && this.sessionId !== undefined) {
-          this.send(resumedFrame(s, { sessionId: this.sessionId, replayed: this.replayed }));
-          this.to('live');
-        }
-      } else if (e.seq > this.claimSeq) {
-        // A newer READY or RESUMED of this bot: another connection took over (D29).
-        this.close(Close.SESSION_REPLACED, 'session replaced');
-      }
-      // Older markers (earlier resumes of this session) are not dispatches to replay.
-    }
+  get botId(): number {
+    return this.bot.botId;
+  }
+
+  get position(): LogKey {
+    return this.claim?.cursor.key ?? { xid: 0, pos: 0 };
+  }
+
+  /** still to send its RESUMED (D31) */
+  get waiting(): boolean {
+    return this.stateValue === 'replaying';
+  }
+
+  deliver(row: LogRow): void {
+    const cursor = this.claim?.cursor;
+    if (!cursor || this.stateValue === 'closed') return;
+    const s = cursor.row(row, this.passed);
+    if (s === undefined || this.isClosed()) return;
+    const replaying = this.stateValue === 'replaying';
+    if (replaying) this.replayed++;
+    this.send(dispatchFrame(row.type, s, row.data));
+    dispatched('bot', replaying ? undefined : row.createdAt); // D53
+  }
+
+  reached(end: LogKey): void {
+    if (this.stateValue === 'closed') return;
+    this.claim?.cursor.reach(end, this.passed);
+  }
+
+  /** A counted mark the session's numbering passes: this connection's RESUMED is sent (D31). */
+  private readonly passed = (m: Mark): void => {
+    // Older marks (earlier READY / RESUMEDs of this session) keep their `s` but are not replayed.
+    if (m.k !== MarkKind.RESUMED || m.s !== this.claim?.resumedS) return;
+    if (this.sessionId === undefined || this.stateValue !== 'replaying') return;
+    this.send(resumedFrame(m.s, { sessionId: this.sessionId, replayed: this.replayed }));
+    this.to('live');
+  };
+
+  /** Record where the session stands, when it has moved (CHECKPOINT_MS; and at release). */
+  private checkpoint(): void {
+    const claim = this.claim;
+    const sub = this.sub;
+    if (!claim || !sub || this.sessionId === undefined || this.stateValue !== 'live') return;
+    claim.cursor.reach(sub.position(), this.passed);
+    const { s, key } = claim.cursor;
+    const last = this.lastMark;
+    if (last && last.s === s && !keyLess(last.key, key)) return;
+    this.lastMark = { s, key };
+    claim.marks = withMark(claim.marks, { s, xid: key.xid, pos: key.pos, k: MarkKind.CHECKPOINT });
+    const marks = claim.marks;
+    const sessionId = this.sessionId;
+    this.saving = this.saving
+      .then(() => saveMarks(this.deps.domain.db, sessionId, this.connId, marks))
+      .catch((err: unknown) => this.deps.log(err, 'gateway checkpoint failed'));
   }
 
   lost(): void {
@@ -235,7 +282,10 @@ export class GatewayConnection implements StreamSink {
   }
 
   private stop(): void {
+    // The last checkpoint while the cursor is still live (the release writes it).
+    if (this.stateValue === 'live') this.checkpoint();
     if (this.stateValue !== 'closed') this.to('closed');
+    clearInterval(this.checkpointTimer);
     this.link.stopTimers();
     this.sub?.close();
   }
@@ -264,8 +314,15 @@ export class GatewayConnection implements StreamSink {
     const db = this.deps.domain.db;
     // 4010: the session (or its connection) belongs to someone else now — leave it alone.
     if (code === Close.SESSION_REPLACED) return;
+    await this.saving;
     if (keepsSession(code))
-      await releaseSession(db, this.sessionId, this.connId, this.deps.domain.clock.now());
+      await releaseSession(
+        db,
+        this.sessionId,
+        this.connId,
+        this.deps.domain.clock.now(),
+        this.claim?.marks ?? [],
+      );
     else await endSession(db, this.sessionId, this.connId);
   }
 }

@@ -11,7 +11,7 @@ const SHUTDOWN_WAIT_MS = 4000;
 /**
  * This node's gateway connections, and the rules that span connections and nodes:
  *  - D29 one connection per bot, newest wins: a connection that takes a session announces the
- *    stream position of its marker; any connection of that bot with an older marker, on any
+ *    claim number (gateway_claims); any connection of that bot with a lower number, on any
  *    node, closes with 4010;
  *  - D8 token reset: connections whose token generation is no longer the bot's close with 4004.
  * Signals (in-process, and Redis between nodes) make both immediate; a check of the database
@@ -19,7 +19,7 @@ const SHUTDOWN_WAIT_MS = 4000;
  */
 export class GatewayRegistry {
   private readonly byBot = new Map<number, Set<GatewayConnection>>();
-  /** newest claimed marker per bot seen by this node (a late handshake may be older) */
+  /** highest claim number per bot seen by this node (a late handshake may be older) */
   private readonly latestClaim = new Map<number, number>();
   private watcher: NodeJS.Timeout | undefined;
   private watching = false;
@@ -68,9 +68,9 @@ export class GatewayRegistry {
   /** A connection took its bot's session: tell everyone (this node included). */
   claimed(conn: GatewayConnection): void {
     // A claim newer than this one was already heard (its handshake finished first): too late.
-    if ((this.latestClaim.get(conn.bot.botId) ?? 0) > conn.claimSeq)
+    if ((this.latestClaim.get(conn.bot.botId) ?? 0) > conn.claimN)
       conn.close(Close.SESSION_REPLACED, 'session replaced');
-    this.events.publish({ k: 'claim', botId: conn.bot.botId, seq: conn.claimSeq });
+    this.events.publish({ k: 'claim', botId: conn.bot.botId, seq: conn.claimN });
   }
 
   private onSignal(s: Signal): void {
@@ -81,7 +81,7 @@ export class GatewayRegistry {
       if (s.seq > seen) this.latestClaim.set(s.botId, s.seq);
       const newest = Math.max(seen, s.seq);
       for (const c of this.byBot.get(s.botId) ?? [])
-        if (c.claimSeq > 0 && c.claimSeq < newest)
+        if (c.claimN > 0 && c.claimN < newest)
           c.close(Close.SESSION_REPLACED, 'session replaced');
     } else if (s.k === 'token') {
       void this.checkTokens([s.botId]);

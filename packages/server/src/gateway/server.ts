@@ -177,7 +177,7 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
         bot,
         {
           domain,
-          dispatcher: events.dispatcher,
+          feed: events.feed,
           nodeId: config.nodeId,
           heartbeatMs: config.heartbeatMs,
           resumeWindowS: config.resumeWindowS,

@@ -150,9 +150,9 @@ function cachedStatements(sqlite: SQLite.Database, writes: WriteCounter): Sqlite
  */
 const NO_DERIVED_DATA = new Set([
   'messages',
-  'events',
-  'event_streams',
-  'bot_events',
+  'event_log',
+  'event_log_pruned',
+  'gateway_claims',
   'gateway_sessions',
   'webhook_deliveries',
   'upload_usage_daily',

@@ -11,9 +11,13 @@ import type { Db } from './db.js';
  * Everything else stays on the query builder. Written with `?`; PostgreSQL gets `$1…$n`.
  */
 export async function rawQuery<R>(db: Db, text: string, params: readonly unknown[]): Promise<R[]> {
-  const dialectText = db.getExecutor().adapter instanceof PostgresAdapter ? dollars(text) : text;
+  const dialectText = isPostgres(db) ? dollars(text) : text;
   return (await db.executeQuery<R>(CompiledQuery.raw(dialectText, [...params]))).rows;
 }
+
+/** The handle talks to PostgreSQL (else SQLite). */
+export const isPostgres = (db: Db): boolean =>
+  db.getExecutor().adapter instanceof PostgresAdapter;
 
 const dollarCache = new Map<string, string>();
 

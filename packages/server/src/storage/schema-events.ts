@@ -1,46 +1,46 @@
 /**
- * Tables of the events area (D34–D36, D31).
+ * Tables of the events area (D31, D34–D36; issue 15's event log).
  *
- * `events` holds each event once, its data serialized once (the webhook body and the gateway's
- * `d` are built from these exact bytes). `bot_events` is the per-bot stream: one row per
- * (recipient bot, event), numbered by a per-bot sequence that is allocated under a row lock in
- * the writing transaction, so each bot's stream is gapless and grows only by committed rows in
- * commit order — a reader that sees seq n has seen everything below n. The gateway also puts
- * its READY / RESUMED markers in that stream, so a session's `s` is just an offset into it.
+ * `event_log` holds each event once: its data serialized once (the webhook body and the
+ * gateway's `d` are built from these exact bytes) and its recipient bots (D34). Its order is the
+ * key (xid, pos): on SQLite xid is 0 and pos grows in commit order; on PostgreSQL xid is the
+ * writing transaction's id and the log is read only below the horizon under which every
+ * transaction has finished (events/log.ts). A session's `s` is not stored per event: it is
+ * derived at dispatch from the session's marks (gateway/session-marks.ts).
  */
-export interface EventsTable {
-  /** snowflake */
-  id: number;
-  /** one of the eight event types */
+export interface EventLogTable {
+  pos: number;
+  xid: number;
   type: string;
-  /** JSON text of the envelope's `data` */
   data: string;
+  /** `,1,5,9,`: the recipient bot ids, ascending, comma-delimited at both ends */
+  recipients: string;
   created_at: number;
 }
 
-/** The per-bot sequence counter: its row is the lock that orders a bot's stream. */
-export interface EventStreamsTable {
-  bot_id: number;
-  /** last allocated position (positions start at 1) */
-  seq: number;
+/** One row (id 1): log rows with a key below (xid, pos) may have been pruned. */
+export interface EventLogPrunedTable {
+  id: number;
+  xid: number;
+  pos: number;
 }
 
-export interface BotEventsTable {
+/** D29: the bot's claim counter; each connection that takes a session gets the next number. */
+export interface GatewayClaimsTable {
   bot_id: number;
-  seq: number;
-  /** 0 event, 1 gateway READY marker, 2 gateway RESUMED marker (events/stream.ts EntryKind) */
-  kind: number;
-  /** the event (null for markers) */
-  event_id: number | null;
-  created_at: number;
+  n: number;
 }
 
 /** D31: gateway sessions, shared by all nodes so a session resumes anywhere, even after restart. */
 export interface GatewaySessionsTable {
   id: string;
   bot_id: number;
-  /** position of the session's READY marker in the bot's stream: s = seq − ready_seq + 1 */
-  ready_seq: number;
+  /** the claim number of the connection holding it (D29: a higher number wins) */
+  claim_n: number;
+  /** JSON: the session's marks (gateway/session-marks.ts), READY first */
+  marks: string;
+  /** PostgreSQL: READY's transaction snapshot `xmin:xmax:xip,…`; null on SQLite */
+  ready_snapshot: string | null;
   /** the connection that currently holds the session (random per connection) */
   conn_id: string;
   /** PARLEY_NODE_ID of the node holding that connection */
@@ -55,8 +55,8 @@ export interface GatewaySessionsTable {
 }
 
 export interface EventsTables {
-  events: EventsTable;
-  event_streams: EventStreamsTable;
-  bot_events: BotEventsTable;
+  event_log: EventLogTable;
+  event_log_pruned: EventLogPrunedTable;
+  gateway_claims: GatewayClaimsTable;
   gateway_sessions: GatewaySessionsTable;
 }

@@ -249,8 +249,8 @@ export async function purgeBot(
   if (!bot) return false;
   if (keep === 'nothing') await purgeUserRows(d, trx, bot.user_id);
   else await leaveEveryGuild(d, trx, bot.user_id);
-  await trx.deleteFrom('bot_events').where('bot_id', '=', botId).execute();
-  await trx.deleteFrom('event_streams').where('bot_id', '=', botId).execute();
+  // Its ids in event_log rows go with those rows (pruned after the resume window).
+  await trx.deleteFrom('gateway_claims').where('bot_id', '=', botId).execute();
   await trx.deleteFrom('gateway_sessions').where('bot_id', '=', botId).execute();
   await trx.deleteFrom('webhook_deliveries').where('bot_id', '=', botId).execute();
   const gone = await trx.deleteFrom('bots').where('id', '=', botId).executeTakeFirst();

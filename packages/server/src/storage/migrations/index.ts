@@ -7,6 +7,7 @@ import { migration as webhookClaim } from './0005-webhook-claim.js';
 import { migration as people } from './0006-people.js';
 import { migration as accounts } from './0007-accounts.js';
 import { migration as deliveryRetention } from './0010-delivery-retention.js';
+import { migration as eventLog } from './0011-event-log.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-people': people,
   '0007-accounts': accounts,
   '0010-delivery-retention': deliveryRetention,
+  '0011-event-log': eventLog,
 };
 
 export const migrationProvider: MigrationProvider = {
