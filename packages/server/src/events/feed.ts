@@ -96,7 +96,7 @@ export class Feed {
 
   start(): void {
     if (this.poller) return;
-    this.poller = setInterval(() => this.wake(), this.opts.pollMs);
+    this.poller = setInterval(() => this.poll(), this.opts.pollMs);
     this.poller.unref();
   }
 
@@ -145,6 +145,10 @@ export class Feed {
       return;
     }
     void this.advance();
+  }
+
+  private poll(): void {
+    if (!this.running) void this.advance();
   }
 
   private flush(): void {

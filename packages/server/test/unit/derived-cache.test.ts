@@ -117,10 +117,10 @@ describe('DerivedCache over SQLite (storage/db.ts version)', () => {
         .execute()
         .catch(() => undefined); // foreign keys may refuse it; the version must not move anyway
       await trx
-        .insertInto('events')
-        .values({ id: 11, type: 'T', data: '{}', created_at: 0 })
+        .insertInto('event_log')
+        .values({ pos: 11, xid: 0, type: 'T', data: '{}', recipients: ',1,', created_at: 0 })
         .execute();
-      await trx.insertInto('event_streams').values({ bot_id: 1, seq: 1 }).execute();
+      await trx.insertInto('gateway_claims').values({ bot_id: 1, n: 1 }).execute();
       await sql`select 1`.execute(trx);
     });
     expect(version(a)).toBe(v0);

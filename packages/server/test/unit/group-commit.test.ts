@@ -33,11 +33,18 @@ describe('group commit (SQLite)', () => {
   });
 
   const addEvent = (trx: Db, id: number) =>
-    trx.insertInto('events').values({ id, type: 'T', data: '{}', created_at: 0 }).execute();
+    trx
+      .insertInto('event_log')
+      .values({ pos: id, xid: 0, type: 'T', data: '{}', recipients: ',', created_at: 0 })
+      .execute();
   const stored = async (ids: number[]) =>
-    (await other.db.selectFrom('events').select('id').where('id', 'in', ids).execute()).map(
-      (r) => r.id,
-    );
+    (
+      await other.db
+        .selectFrom('event_log')
+        .select('pos as id')
+        .where('pos', 'in', ids)
+        .execute()
+    ).map((r) => r.id);
 
   it('concurrent transactions share one COMMIT; each resolves only once it is durable', async () => {
     const ids = [nextId++, nextId++, nextId++];
@@ -48,9 +55,9 @@ describe('group commit (SQLite)', () => {
           await addEvent(trx, id);
           // Members see the writes of the members before them, as if those had committed.
           const before = await trx
-            .selectFrom('events')
-            .select('id')
-            .where('id', 'in', ids)
+            .selectFrom('event_log')
+            .select('pos')
+            .where('pos', 'in', ids)
             .execute();
           hooks.afterCommit(trx, () => {
             seenAtHook.push([id]);
