@@ -32,9 +32,9 @@ import { SocketLink } from './socket-link.js';
  * HELLO goes out at once; there is no identify step (D31). The session is taken in the database
  * (gateway/session-store.ts), then the connection subscribes to the node's feed of the event log
  * from the session's cursor: replayed and live dispatches come through the same ordered path, and
- * every dispatch's `s` is counted by the session's cursor (session-marks.ts). While the session
- * advances, the connection checkpoints where it stands (a mark) every CHECKPOINT_MS, so a resume
- * after a drop or a crash counts from there.
+ * every dispatch's `s` is counted by the session's cursor (session-marks.ts). At each client
+ * heartbeat (D30: every 30 s) the connection checkpoints where the session stands (a mark), when
+ * it has moved, so a resume after a drop or a crash counts from there, not from READY.
  */
 export type ConnState = 'handshake' | 'replaying' | 'live' | 'closed';
 
@@ -48,8 +48,6 @@ const TRANSITIONS: Readonly<Record<ConnState, readonly ConnState[]>> = {
 /** A slow reader: stop feeding it until the socket has drained below this. */
 const MAX_BUFFERED_BYTES = 1 << 20;
 
-/** How often a connection records where its session stands (when it has moved), ms. */
-export const CHECKPOINT_MS = 10_000;
 
 export interface ConnectionDeps {
   readonly domain: Domain;
@@ -81,7 +79,6 @@ export class GatewayConnection implements LogSink {
   private claim: Claim | undefined;
   private sub: FeedSubscription | undefined;
   private replayed = 0;
-  private checkpointTimer: NodeJS.Timeout | undefined;
   /** the last mark written: a checkpoint is due when the session has moved past it */
   private lastMark: { s: number; key: LogKey } | undefined;
   private saving: Promise<void> = Promise.resolve();
@@ -107,6 +104,8 @@ export class GatewayConnection implements LogSink {
       clock: deps.domain.clock,
       closing: () => this.stop(),
       closed: (code) => this.onSocketClose(code),
+      // Issue 15: the session's numbering is checkpointed as the client heartbeats.
+      heartbeat: () => this.checkpoint(),
     });
   }
 
@@ -185,8 +184,6 @@ export class GatewayConnection implements LogSink {
     if (this.isClosed()) return;
     this.sub = this.deps.feed.subscribe(this);
     this.lastMark = { s: claim.cursor.s, key: claim.cursor.key };
-    this.checkpointTimer = setInterval(() => this.checkpoint(), CHECKPOINT_MS);
-    this.checkpointTimer.unref();
   }
 
   private take(claim: Claim): void {
@@ -236,7 +233,7 @@ export class GatewayConnection implements LogSink {
     this.to('live');
   };
 
-  /** Record where the session stands, when it has moved (CHECKPOINT_MS; and at release). */
+  /** Record where the session stands, when it has moved (at each heartbeat, and at release). */
   private checkpoint(): void {
     const claim = this.claim;
     const sub = this.sub;
@@ -285,7 +282,6 @@ export class GatewayConnection implements LogSink {
     // The last checkpoint while the cursor is still live (the release writes it).
     if (this.stateValue === 'live') this.checkpoint();
     if (this.stateValue !== 'closed') this.to('closed');
-    clearInterval(this.checkpointTimer);
     this.link.stopTimers();
     this.sub?.close();
   }

@@ -21,6 +21,8 @@ export interface LinkOptions {
   readonly closing?: (code: number) => void;
   /** the socket has closed: `code` is ours when we closed it, else the peer's (D33) */
   readonly closed: (code: number) => void;
+  /** a client heartbeat arrived (D30 op 1, with its `d`) */
+  readonly heartbeat?: (lastSeq: number | null) => void;
 }
 
 /**
@@ -101,6 +103,7 @@ export class SocketLink {
       case 'heartbeat':
         this.heartbeat?.refresh();
         this.send(HEARTBEAT_ACK_FRAME);
+        this.o.heartbeat?.(frame.lastSeq);
         return;
     }
   }
