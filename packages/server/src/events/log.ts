@@ -110,7 +110,11 @@ export async function logEnd(db: Db): Promise<LogKey> {
     );
     return { xid: Number(r?.h ?? 0), pos: 0 };
   }
-  const [r] = await rawQuery<{ m: number | null }>(db, 'select max("pos") as "m" from "event_log"', []);
+  const [r] = await rawQuery<{ m: number | null }>(
+    db,
+    'select max("pos") as "m" from "event_log"',
+    [],
+  );
   return { xid: 0, pos: Number(r?.m ?? 0) + 1 };
 }
 
@@ -203,8 +207,14 @@ export async function pruneLog(db: Db, cutoff: number): Promise<number> {
       .limit(1)
       .executeTakeFirst();
     if (!top) return 0;
-    const mark = keyMax(await prunedBelow(trx), keyAfter({ xid: Number(top.xid), pos: Number(top.pos) }));
-    const res = await trx.deleteFrom('event_log').where('created_at', '<', cutoff).executeTakeFirst();
+    const mark = keyMax(
+      await prunedBelow(trx),
+      keyAfter({ xid: Number(top.xid), pos: Number(top.pos) }),
+    );
+    const res = await trx
+      .deleteFrom('event_log')
+      .where('created_at', '<', cutoff)
+      .executeTakeFirst();
     await trx
       .updateTable('event_log_pruned')
       .set({ xid: mark.xid, pos: mark.pos })

@@ -48,7 +48,6 @@ const TRANSITIONS: Readonly<Record<ConnState, readonly ConnState[]>> = {
 /** A slow reader: stop feeding it until the socket has drained below this. */
 const MAX_BUFFERED_BYTES = 1 << 20;
 
-
 export interface ConnectionDeps {
   readonly domain: Domain;
   readonly feed: Feed;

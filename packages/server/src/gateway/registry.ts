@@ -81,8 +81,7 @@ export class GatewayRegistry {
       if (s.seq > seen) this.latestClaim.set(s.botId, s.seq);
       const newest = Math.max(seen, s.seq);
       for (const c of this.byBot.get(s.botId) ?? [])
-        if (c.claimN > 0 && c.claimN < newest)
-          c.close(Close.SESSION_REPLACED, 'session replaced');
+        if (c.claimN > 0 && c.claimN < newest) c.close(Close.SESSION_REPLACED, 'session replaced');
     } else if (s.k === 'token') {
       void this.checkTokens([s.botId]);
     }

@@ -50,7 +50,8 @@ export function decodeMarks(text: string): Mark[] {
 }
 
 /** Keep the newest MAX_MARKS. */
-export const withMark = (marks: readonly Mark[], m: Mark): Mark[] => [...marks, m].slice(-MAX_MARKS);
+export const withMark = (marks: readonly Mark[], m: Mark): Mark[] =>
+  [...marks, m].slice(-MAX_MARKS);
 
 /**
  * PostgreSQL READY snapshot `xmin:xmax:xip1,xip2,…`: a row of transaction x was part of READY's

@@ -16,8 +16,7 @@ export async function rawQuery<R>(db: Db, text: string, params: readonly unknown
 }
 
 /** The handle talks to PostgreSQL (else SQLite). */
-export const isPostgres = (db: Db): boolean =>
-  db.getExecutor().adapter instanceof PostgresAdapter;
+export const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 const dollarCache = new Map<string, string>();
 

@@ -39,11 +39,7 @@ describe('group commit (SQLite)', () => {
       .execute();
   const stored = async (ids: number[]) =>
     (
-      await other.db
-        .selectFrom('event_log')
-        .select('pos as id')
-        .where('pos', 'in', ids)
-        .execute()
+      await other.db.selectFrom('event_log').select('pos as id').where('pos', 'in', ids).execute()
     ).map((r) => r.id);
 
   it('concurrent transactions share one COMMIT; each resolves only once it is durable', async () => {

@@ -25,7 +25,11 @@ export const migration: Migration = {
         "created_at" bigint not null
       )`.execute(db);
     if (pg)
-      await db.schema.createIndex('event_log_order').on('event_log').columns(['xid', 'pos']).execute();
+      await db.schema
+        .createIndex('event_log_order')
+        .on('event_log')
+        .columns(['xid', 'pos'])
+        .execute();
     await db.schema.createIndex('event_log_created').on('event_log').column('created_at').execute();
     // The prune watermark: rows below this key may be gone (a resume from below it gets op 9).
     await db.schema
@@ -52,7 +56,10 @@ export const migration: Migration = {
     await db.schema.dropTable('event_streams').execute();
     await db.schema.dropTable('events').execute();
 
-    await db.updateTable('gateway_sessions' as never).set({ ended: 1, connected: 0 } as never).execute();
+    await db
+      .updateTable('gateway_sessions' as never)
+      .set({ ended: 1, connected: 0 } as never)
+      .execute();
     await db.schema.alterTable('gateway_sessions').dropColumn('ready_seq').execute();
     await db.schema
       .alterTable('gateway_sessions')
