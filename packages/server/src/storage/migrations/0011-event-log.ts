@@ -40,7 +40,7 @@ export const migration: Migration = {
       .execute();
     await db
       .insertInto('event_log_pruned' as never)
-      .values({ id: 1, xid: 0, pos: 0 } as never)
+      .values({ id: 1, xid: 0, pos: 0 })
       .execute();
 
     await db.schema
