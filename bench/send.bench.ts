@@ -13,15 +13,18 @@ import type { Benchmark, BenchContext, BenchOutcome, Figure, TableRow } from './
  * send: POST /channels/:id/messages throughput at 10 and 50 connections, one bot per
  * connection (rate limits off), divided by a minimal Fastify hello-world measured in the same
  * run at the same connection count. Target: send/hello ≥ 0.5.
- * Three cases: "channel", the issue's layout — one channel with all 50 bots in it (D34: every
- * message has 50 recipients; none is connected, so on SQLite no stream entry is owed, D31);
- * "channel, connected" — the same with every bot holding a gateway connection, so each message
- * is written to 50 streams and sent as 50 frames (the frames are read by this process, on the
- * same machine); and "solo", each bot alone in a guild of its own (one recipient).
+ * Cases: "channel", the issue's layout — one channel with all 50 bots in it (D34: every
+ * message has 50 recipients, none connected); "channel, connected" — the same with every bot
+ * holding a gateway connection, so each message is sent as 50 frames (read by this process, on
+ * the same machine; issue 15: still one event row per message); "solo", each bot alone in a
+ * guild of its own (one recipient); and "channel, PostgreSQL" — the channel layout on a server
+ * using PostgreSQL (issue 15, target ≥ 0.2).
  */
 const CONNECTIONS = [10, 50] as const;
 const BOTS = 50;
 const TARGET_RATIO = 0.5;
+const TARGET_CONNECTED = 0.25;
+const TARGET_PG = 0.2;
 const BODY = JSON.stringify({ content: 'A benchmark message of ordinary length.' });
 
 export const sendBench: Benchmark = {
@@ -30,9 +33,10 @@ export const sendBench: Benchmark = {
   async run(ctx: BenchContext): Promise<BenchOutcome> {
     const warmS = seconds(ctx, 1, 0.2, 0.5);
     const measureS = seconds(ctx, 5, 0.5, 1);
-    const [hello, server] = await Promise.all([
+    const [hello, server, pgServer] = await Promise.all([
       startHello(),
       startParley({ label: 'send server', cpuProfDir: ctx.profileDir }),
+      startParley({ label: 'send server (PostgreSQL)', postgres: true }),
     ]);
     try {
       const op = new Operator(server);
@@ -42,6 +46,9 @@ export const sendBench: Benchmark = {
       const world = await buildWorld(op, bots);
       const solo = await buildSoloChannels(op, bots);
       op.close();
+      const pgOp = new Operator(pgServer);
+      const pgWorld = await buildWorld(pgOp, bots);
+      pgOp.close();
       const path = `/api/v1/channels/${world.channelId}/messages`;
       // One request by hand first: a broken send fails loudly instead of measuring 4xx speed.
       const probe = new HttpClient(server.origin);
@@ -61,6 +68,18 @@ export const sendBench: Benchmark = {
           durationS,
           connectionHeaders: (i) => ({
             authorization: `Bearer ${world.bots[i % world.bots.length]?.token ?? ''}`,
+          }),
+        });
+      const pgLoad = (connections: number, durationS: number): Promise<LoadResult> =>
+        runLoad({
+          origin: pgServer.origin,
+          path: `/api/v1/channels/${pgWorld.channelId}/messages`,
+          method: 'POST',
+          body: BODY,
+          connections,
+          durationS,
+          connectionHeaders: (i) => ({
+            authorization: `Bearer ${pgWorld.bots[i % pgWorld.bots.length]?.token ?? ''}`,
           }),
         });
       let next = 0;
@@ -119,6 +138,7 @@ export const sendBench: Benchmark = {
           ['send (channel)', sendLoad, server.proc.pid],
           ['send (solo)', soloLoad, server.proc.pid],
           ['send (channel, connected)', connectedLoad, server.proc.pid],
+          ['send (channel, PostgreSQL)', pgLoad, pgServer.proc.pid],
         ] as const) {
           ctx.log(`send: ${c} connections: ${what}`);
           await load(c, warmS);
@@ -139,13 +159,15 @@ export const sendBench: Benchmark = {
           const p = loadProblems(r, `${what} @${c}`);
           if (p) problems.push(p);
         }
-        const [h, s, o, l] = results.map(([, r]) => r) as [
+        const [h, s, o, l, p] = results.map(([, r]) => r) as [
+          LoadResult,
           LoadResult,
           LoadResult,
           LoadResult,
           LoadResult,
         ];
-        const [hCpu, sCpu, oCpu, lCpu] = results.map(([, , cpu]) => cpu) as [
+        const [hCpu, sCpu, oCpu, lCpu, pCpu] = results.map(([, , cpu]) => cpu) as [
+          number,
           number,
           number,
           number,
@@ -156,6 +178,7 @@ export const sendBench: Benchmark = {
           send: { ...s, cpuMsPerReq: sCpu },
           solo: { ...o, cpuMsPerReq: oCpu },
           connected: { ...l, cpuMsPerReq: lCpu },
+          postgres: { ...p, cpuMsPerReq: pCpu },
         };
         figures.push(
           {
@@ -179,6 +202,15 @@ export const sendBench: Benchmark = {
             value: round(l.reqPerSec / h.reqPerSec, 3),
             unit: 'x',
             basis: `50 bots connected: ${Math.round(l.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
+            target: { op: '>=', value: TARGET_CONNECTED },
+          },
+          {
+            id: `ratio_pg_c${c}`,
+            label: `PostgreSQL send/hello req/s @${c} conns`,
+            value: round(p.reqPerSec / h.reqPerSec, 3),
+            unit: 'x',
+            basis: `PostgreSQL ${Math.round(p.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
+            target: { op: '>=', value: TARGET_PG },
           },
           {
             id: `cpu_ratio_c${c}`,
@@ -211,7 +243,7 @@ export const sendBench: Benchmark = {
       details['framesReceived'] = frames;
       return { status: 'ok', figures, table, details, warnings: problems };
     } finally {
-      await Promise.all([hello.proc.stop(), server.dispose()]);
+      await Promise.all([hello.proc.stop(), server.dispose(), pgServer.dispose()]);
     }
   },
 };

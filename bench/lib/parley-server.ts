@@ -32,6 +32,26 @@ export interface ParleyOptions {
   /** reuse this data directory (a restart over seeded data) instead of a fresh one */
   dataDir?: string;
   cpuProfDir?: string | undefined;
+  /**
+   * PostgreSQL (127.0.0.1:5432, database `test`, or BENCH_PG_URL) in a fresh schema of its own,
+   * dropped by dispose(), instead of SQLite
+   */
+  postgres?: boolean;
+}
+
+const PG_URL = process.env['BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function pgSchema(action: 'create' | 'drop', schema: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    await c.query(
+      action === 'create' ? `create schema ${schema}` : `drop schema if exists ${schema} cascade`,
+    );
+  } finally {
+    await c.end();
+  }
 }
 
 export async function startParley(opts: ParleyOptions = {}): Promise<ParleyServer> {
@@ -40,13 +60,17 @@ export async function startParley(opts: ParleyOptions = {}): Promise<ParleyServe
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const adminToken = `bench-${randomBytes(16).toString('hex')}`;
+  const schema = opts.postgres ? `bench_${randomBytes(6).toString('hex')}` : undefined;
+  if (schema) await pgSchema('create', schema);
   const env: Record<string, string> = {
     ...baseEnv(),
     PARLEY_HOST: '127.0.0.1',
     PARLEY_PORT: String(port),
     PARLEY_PUBLIC_URL: origin,
     PARLEY_DATA_DIR: dataDir,
-    PARLEY_DATABASE_URL: `sqlite:${dbFile}`,
+    PARLEY_DATABASE_URL: schema
+      ? `${PG_URL}?options=-c%20search_path%3D${schema}`
+      : `sqlite:${dbFile}`,
     PARLEY_ADMIN_TOKEN: adminToken,
     PARLEY_LOG_LEVEL: 'warn',
     PARLEY_RATE_GLOBAL: 'off',
@@ -77,6 +101,7 @@ export async function startParley(opts: ParleyOptions = {}): Promise<ParleyServe
     });
   } catch (err) {
     if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (schema) await pgSchema('drop', schema).catch(() => undefined);
     throw err;
   }
   const stop = (): Promise<void> => proc.stop();
@@ -91,6 +116,7 @@ export async function startParley(opts: ParleyOptions = {}): Promise<ParleyServe
     dispose: async () => {
       await stop();
       rmSync(dataDir, { recursive: true, force: true });
+      if (schema) await pgSchema('drop', schema);
     },
   };
 }

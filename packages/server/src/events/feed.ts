@@ -183,7 +183,7 @@ export class Feed {
       const top = this.committedTop;
       if (top && keyLess(this.end, keyAfter(top))) {
         clearTimeout(this.chase);
-        this.chase = setTimeout(() => this.wake(), 2);
+        this.chase = setTimeout(() => this.wake(), 5);
         this.chase.unref();
       } else this.committedTop = undefined;
     } catch (err) {
