@@ -80,6 +80,7 @@ dbDescribe('row writes per message (issue 15)', () => {
     const busy = await oneSend(`${N} connected`);
     for (const c of conns)
       expect((await c.dispatch('MESSAGE_CREATE')).d.content).toBe(`${N} connected`);
+    const frameBytes = Buffer.byteLength(conns[0]?.raw.at(-1) ?? '');
     await Promise.all(conns.map((c) => c.close()));
     // One message row and one event row, whoever is listening.
     expect(idle.growth).toEqual({
@@ -93,7 +94,8 @@ dbDescribe('row writes per message (issue 15)', () => {
       expect(busy.rows).toBe(idle.rows);
       expect(busy.rows).toBeLessThanOrEqual(4);
       console.log(
-        `row writes per message: ${idle.rows} (0 connected), ${busy.rows} (${N} connected)`,
+        `row writes per message: ${idle.rows} (0 connected), ${busy.rows} (${N} connected); ` +
+          `MESSAGE_CREATE frame ${frameBytes} bytes`,
       );
     }
   });
