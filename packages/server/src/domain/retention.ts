@@ -11,12 +11,15 @@ import { periodOf } from './files/quota.js';
  * - Upload quota counters (D24): only the current UTC day and month are ever read; rows older
  *   than the previous day and month are deleted (the previous one is kept for nodes whose
  *   clocks are a little behind around midnight).
+ * - People's sessions idle past PARLEY_SESSION_IDLE_DAYS (D47): a session is refused once idle
+ *   that long anyway; one never presented again would otherwise stay forever.
  */
 export interface Pruned {
   delivered: number;
   failed: number;
   usageDays: number;
   usageMonths: number;
+  idleSessions: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -61,11 +64,18 @@ export async function pruneRetained(
     .deleteFrom('upload_usage_monthly')
     .where('month', '<', p.month - 1)
     .executeTakeFirst();
+  // A margin of a day: the last use of an active session is written at most once a minute,
+  // and nodes' clocks may differ a little.
+  const idle = await db
+    .deleteFrom('user_sessions')
+    .where('last_used_at', '<', now - (config.sessionIdleDays + 1) * DAY_MS)
+    .executeTakeFirst();
   return {
     delivered,
     failed,
     usageDays: Number(days.numDeletedRows),
     usageMonths: Number(months.numDeletedRows),
+    idleSessions: Number(idle.numDeletedRows),
   };
 }
 
@@ -84,15 +94,16 @@ export function startRetention(
   const runOnce = (): Promise<void> =>
     (running ??= pruneRetained(domain)
       .then((p) => {
-        if (p.delivered + p.failed + p.usageDays + p.usageMonths > 0)
+        if (p.delivered + p.failed + p.usageDays + p.usageMonths + p.idleSessions > 0)
           log.info(
             {
               deliveriesDelivered: p.delivered,
               deliveriesFailed: p.failed,
               usageDays: p.usageDays,
               usageMonths: p.usageMonths,
+              idleSessions: p.idleSessions,
             },
-            'retention: removed old webhook deliveries and upload counters',
+            'retention: removed old webhook deliveries, upload counters and idle sessions',
           );
       })
       .catch((err: unknown) => log.warn({ err }, 'retention pruning failed'))

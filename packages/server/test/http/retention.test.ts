@@ -96,6 +96,27 @@ dbDescribe('retention of webhook deliveries and quota counters (D53)', () => {
     expect(await present([id])).toEqual([id]);
   });
 
+  it("D47: people's sessions idle past PARLEY_SESSION_IDLE_DAYS (+ a day) are removed", async () => {
+    const idle = await makeUser(h, 'idle-person');
+    const active = await makeUser(h, 'active-person');
+    const sessions = (userId: number) =>
+      db().selectFrom('user_sessions').select('id').where('user_id', '=', userId).execute();
+    const days = h.services.domain.config.sessionIdleDays;
+    await db()
+      .updateTable('user_sessions')
+      .set({ last_used_at: clock.now() - (days + 2) * DAY })
+      .where('user_id', '=', idle.id)
+      .execute();
+    await db()
+      .updateTable('user_sessions')
+      .set({ last_used_at: clock.now() - days * DAY })
+      .where('user_id', '=', active.id)
+      .execute();
+    expect(await pruneRetained(h.services.domain)).toMatchObject({ idleSessions: 1 });
+    expect(await sessions(idle.id)).toEqual([]);
+    expect(await sessions(active.id)).toHaveLength(1);
+  });
+
   it('upload counters older than the previous UTC day and month are removed', async () => {
     const owner = await makeUser(h, 'quota-owner');
     const p = periodOf(clock.now());
@@ -160,7 +181,13 @@ dbDescribe('retention of webhook deliveries and quota counters (D53)', () => {
     expect(lines).toEqual([
       {
         level: 'info',
-        obj: { deliveriesDelivered: 1, deliveriesFailed: 1, usageDays: 0, usageMonths: 0 },
+        obj: {
+          deliveriesDelivered: 1,
+          deliveriesFailed: 1,
+          usageDays: 0,
+          usageMonths: 0,
+          idleSessions: 0,
+        },
         msg: expect.stringMatching(/removed/),
       },
     ]);
