@@ -1,4 +1,4 @@
-import { keyAfter, keyLess, type LogKey, type LogRow } from '../events/log.js';
+import { keyLess, type LogKey, type LogRow } from '../events/log.js';
 
 /**
  * Per-session numbering over the shared event log (issue 15; D30/D31 `s`).
@@ -87,14 +87,24 @@ export const excluded = (snap: ReadySnapshot | undefined, xid: number): boolean 
  */
 export class SessionCursor {
   private ahead: Mark[];
+  /** the key, as two numbers: this runs once per recipient per event (no allocation) */
+  private kx: number;
+  private kp: number;
 
   constructor(
     public s: number,
-    public key: LogKey,
+    key: LogKey,
     ahead: readonly Mark[],
     private readonly snap: ReadySnapshot | undefined,
   ) {
+    this.kx = key.xid;
+    this.kp = key.pos;
     this.ahead = ahead.filter(counted).sort((x, y) => x.s - y.s);
+  }
+
+  /** every row of the session below this key is accounted for */
+  get key(): LogKey {
+    return { xid: this.kx, pos: this.kp };
   }
 
   get pendingMarks(): readonly Mark[] {
@@ -106,9 +116,10 @@ export class SessionCursor {
    * when it is not a dispatch of this session (below the cursor, or excluded by READY).
    */
   row(r: LogRow | LogKey, passed: (m: Mark) => void): number | undefined {
-    if (keyLess(r, this.key)) return undefined;
-    this.passTo(r, passed);
-    this.key = keyAfter(r);
+    if (r.xid < this.kx || (r.xid === this.kx && r.pos < this.kp)) return undefined;
+    if (this.ahead.length > 0) this.passTo(r.xid, r.pos, passed);
+    this.kx = r.xid;
+    this.kp = r.pos + 1;
     if (excluded(this.snap, r.xid)) return undefined;
     this.s += 1;
     // Marks at exactly the new key pass with the next row or `reach`, not here: a caller that
@@ -118,18 +129,24 @@ export class SessionCursor {
 
   /** Every row below `end` has been fed: marks at or below it are passed. */
   reach(end: LogKey, passed: (m: Mark) => void): void {
-    if (keyLess(this.key, end)) this.key = end;
-    this.passTo(this.key, passed);
+    if (keyLess(this.key, end)) {
+      this.kx = end.xid;
+      this.kp = end.pos;
+    }
+    this.passTo(this.kx, this.kp, passed);
   }
 
-  private passTo(k: LogKey, passed: (m: Mark) => void): void {
+  private passTo(xid: number, pos: number, passed: (m: Mark) => void): void {
     for (;;) {
       const m = this.ahead[0];
-      if (!m || keyLess(k, m)) return;
+      if (!m || xid < m.xid || (xid === m.xid && pos < m.pos)) return;
       this.ahead.shift();
       this.s = m.s;
       // No row of the session lies between the cursor and the mark: the mark's key is as good.
-      if (keyLess(this.key, m)) this.key = { xid: m.xid, pos: m.pos };
+      if (this.kx < m.xid || (this.kx === m.xid && this.kp < m.pos)) {
+        this.kx = m.xid;
+        this.kp = m.pos;
+      }
       passed(m);
     }
   }

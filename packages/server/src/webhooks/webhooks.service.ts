@@ -124,6 +124,14 @@ export function newDeliveryId(nowMs: number): string {
  * webhook. `body` is the envelope as serialized once by the events area (events/serialize.ts):
  * those exact bytes are what every try signs and sends.
  */
+/** The cache key of a recipient list, built once per list the derived cache hands out. */
+const webhookKeys = new WeakMap<readonly number[], string>();
+function webhookKey(botIds: readonly number[]): string {
+  let key = webhookKeys.get(botIds);
+  if (key === undefined) webhookKeys.set(botIds, (key = `webhook-bots:${botIds.join(',')}`));
+  return key;
+}
+
 export async function enqueueDeliveries(
   trx: Db,
   o: { ids: SnowflakeGenerator; clock: Clock; cache?: DerivedCache },
@@ -141,7 +149,7 @@ export async function enqueueDeliveries(
       .execute();
   // Which recipients have an address: read on every event, changed only by writes to `bots`,
   // which move the cache's version (domain/derived-cache.ts).
-  const bots = o.cache ? await o.cache.get(`webhook-bots:${botIds.join(',')}`, load) : await load();
+  const bots = o.cache ? await o.cache.get(webhookKey(botIds), load) : await load();
   if (bots.length === 0) return 0;
   const now = o.clock.now();
   await trx
