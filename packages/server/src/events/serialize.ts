@@ -12,6 +12,4 @@ export const serializeData = (envelope: EventEnvelope): string => JSON.stringify
 export const webhookBody = (type: string, data: string): string =>
   `{"type":${JSON.stringify(type)},"data":${data}}`;
 
-/** D30: a gateway dispatch `{op:0,t,s,d}`. */
-export const dispatchFrame = (type: string, s: number, data: string): string =>
-  `{"op":0,"t":${JSON.stringify(type)},"s":${s},"d":${data}}`;
+// D30's gateway dispatch `{op:0,t,s,d}` is built around the same text: gateway/frame-template.ts.

@@ -6,7 +6,7 @@ import { getBot } from '../domain/bots/bots.service.js';
 import type { Domain } from '../domain/context.js';
 import type { Feed, FeedSubscription, LogSink } from '../events/feed.js';
 import { keyLess, type LogKey, type LogRow } from '../events/log.js';
-import { dispatchFrame } from '../events/serialize.js';
+import { frameOf, frameParts, type FrameParts } from './frame-template.js';
 import { Close, keepsSession } from './close-codes.js';
 import { INVALID_SESSION_FRAME, readyFrame, RECONNECT_FRAME, resumedFrame } from './frames.js';
 import {
@@ -67,6 +67,13 @@ export interface BotIdentity {
   readonly userId: number;
   /** D8: the token generation it connected with */
   readonly generation: number;
+}
+
+const parts = new WeakMap<LogRow, FrameParts>();
+function partsOf(row: LogRow): FrameParts {
+  let p = parts.get(row);
+  if (p === undefined) parts.set(row, (p = frameParts(row.type, row.data)));
+  return p;
 }
 
 export class GatewayConnection implements LogSink {
@@ -214,7 +221,8 @@ export class GatewayConnection implements LogSink {
     if (s === undefined || this.isClosed()) return;
     const replaying = this.stateValue === 'replaying';
     if (replaying) this.replayed++;
-    this.send(dispatchFrame(row.type, s, row.data));
+    // One frame template per event, shared by every session on this node (issue 15).
+    this.link.sendFrame(frameOf(partsOf(row), s));
     dispatched('bot', replaying ? undefined : row.createdAt); // D53
   }
 
