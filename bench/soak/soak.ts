@@ -1,7 +1,8 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileForm, pngOfSize } from '../../packages/server/test/helpers/media.js';
@@ -10,7 +11,7 @@ import { connectGateway, type GatewayConnection } from '../lib/gateway-client.js
 import { HttpClient, mapLimit, type JsonReply } from '../lib/http-client.js';
 import { Operator, type BotHandle } from '../lib/operator.js';
 import { startParley } from '../lib/parley-server.js';
-import { fdKinds, MiB, openFds, openFileLimit } from '../lib/rss.js';
+import { cpuMs, fdKinds, MiB, openFds, openFileLimit } from '../lib/rss.js';
 import { seedPeople } from '../lib/seed-people.js';
 import { nowMs, round, Samples, sleep, summarize } from '../lib/stats.js';
 import { targetMet, type Figure, type TableRow } from '../lib/types.js';
@@ -147,6 +148,8 @@ interface Sock {
   readonly kind: 'bot' | 'person';
   readonly got: Samples;
   conn?: GatewayConnection;
+  /** the client end's port (says which socket a left-over server descriptor belongs to) */
+  port?: number;
 }
 
 const HOOK_KINDS: readonly ReceiverKind[] = ['stalled', 'failing', 'slow', 'healthy'];
@@ -270,6 +273,9 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
           if (!closing) closedByServer.push(code);
         },
       });
+      const port = (s.conn.ws as unknown as { _socket?: { localPort?: number } })._socket
+        ?.localPort;
+      if (port !== undefined) s.port = port;
     });
     const connectS = (nowMs() - connectStart) / 1000;
     log(`soak: ${socks.length} gateway connections in ${connectS.toFixed(1)} s`);
@@ -456,6 +462,8 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     const rss: Array<{ t: number; rss: number }> = [];
     let fdPeak = 0;
     const t0 = nowMs();
+    const cpu0 = cpuMs(server.proc.pid);
+    const load0 = loadavg()[0] ?? 0;
     const issued: Record<string, number> = {};
     const MAX_IN_FLIGHT = 256;
     const sampler = setInterval(() => {
@@ -493,6 +501,8 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     }
     clearInterval(tick);
     clearInterval(greedyTimer);
+    const serverCpuShare = (cpuMs(server.proc.pid) - cpu0) / (nowMs() - t0);
+    const load1 = loadavg()[0] ?? 0;
     const hostileOldest = hostile.stop();
     child.send({ k: 'stop' });
     const healthy = await healthyResult;
@@ -574,9 +584,8 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     // ---- uploads: every acknowledged one serves its bytes ----
     let uploadsMissing = 0;
     await mapLimit(uploads, 8, async (u) => {
-      const res = await fetch(server.origin + u.path);
-      const body = Buffer.from(await res.arrayBuffer());
-      if (res.status !== 200 || sha(body) !== u.sha) uploadsMissing += 1;
+      const res = await getBytes(server.origin + u.path);
+      if (res.status !== 200 || sha(res.body) !== u.sha) uploadsMissing += 1;
     });
 
     // ---- every client goes; the server's descriptors must come back to where they started ----
@@ -604,7 +613,17 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
         .filter(([, d]) => d !== 0)
         .map(([k, d]) => `${k} ${d > 0 ? '+' : ''}${d}`);
       warnings.push(`server file descriptors by kind, end − start: ${diff.join(', ')}`);
-      warnings.push(...tcpOf(server.proc.pid).map((l) => `server socket left: ${l}`));
+      const ours = new Map(socks.map((k) => [`127.0.0.1:${k.port}`, k]));
+      warnings.push(
+        ...tcpOf(server.proc.pid).map((l) => {
+          const peer = /← (\S+)/.exec(l)?.[1] ?? '';
+          const k = ours.get(peer);
+          const what = k
+            ? `gateway ${k.kind} socket of guild ${k.guild}, client readyState ${k.conn?.ws.readyState}`
+            : `not a gateway socket (this process ${process.pid}, healthy clients ${healthyChild?.pid})`;
+          return `server socket left: ${l} — ${what}`;
+        }),
+      );
     }
     const stagedLeft = countFiles(path.join(server.dataDir, 'files', 'tmp'));
 
@@ -627,6 +646,13 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
         unit: 'ms',
         basis: `${h.count} requests by ${healthyJob.clients.length} clients`,
         target: { op: '<=', value: cfg.healthyP99TargetMs },
+      },
+      {
+        id: 'server_cpu',
+        label: 'server CPU during the traffic',
+        value: round(serverCpuShare * 100, 1),
+        unit: '% of one core',
+        basis: `machine load average ${round(load0, 1)} at the start, ${round(load1, 1)} at the end (2 cores)`,
       },
       { id: 'healthy_p50', label: 'healthy clients p50', value: ms(h.p50), unit: 'ms' },
       { id: 'healthy_max', label: 'healthy clients max', value: ms(h.max), unit: 'ms' },
@@ -800,13 +826,42 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
   }
 }
 
-/** The TCP sockets of a process as `ss` shows them (state, local and peer address). */
+/**
+ * GET raw bytes on a connection of its own, closed after the answer (fetch would keep its
+ * connections open in a pool the soak cannot close, and they would count as the server's
+ * descriptors at the end).
+ */
+function getBytes(url: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
+  });
+}
+
+/**
+ * The TCP sockets of a process as `ss` shows them (state, local and peer address), each with the
+ * process holding the other end when that is on this machine: says which client left one open.
+ */
 function tcpOf(pid: number): string[] {
   try {
-    return execFileSync('ss', ['-tanpH'], { encoding: 'utf8' })
-      .split('\n')
+    const lines = execFileSync('ss', ['-tanpH'], { encoding: 'utf8' }).split('\n');
+    const byLocal = new Map<string, string>();
+    for (const l of lines) {
+      const f = l.trim().split(/\s+/);
+      if (f[3]) byLocal.set(f[3], /users:\(\("([^"]+)",pid=(\d+)/.exec(l)?.slice(1).join(' ') ?? '?');
+    }
+    return lines
       .filter((l) => l.includes(`pid=${pid},`))
-      .map((l) => l.replace(/\s+users:.*$/, '').replace(/\s+/g, ' '));
+      .map((l) => {
+        const f = l.trim().split(/\s+/);
+        return `${f[0]} ${f[3]} ← ${f[4]} (${byLocal.get(f[4] ?? '') ?? 'no local peer'})`;
+      });
   } catch {
     return [];
   }
