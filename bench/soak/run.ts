@@ -91,7 +91,9 @@ try {
     for (const f of result.failures) say(`  - ${f}`);
     process.exit(1);
   }
-  say(`\nsoak: every check passed in ${durationS} s — results in ${path.relative(process.cwd(), outFile)}`);
+  say(
+    `\nsoak: every check passed in ${durationS} s — results in ${path.relative(process.cwd(), outFile)}`,
+  );
   process.exit(0);
 } catch (err) {
   say(`soak: ERROR: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
