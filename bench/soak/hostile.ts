@@ -33,6 +33,10 @@ const KINDS: readonly Kind[] = ['slowloris', 'stalled-upload', 'stalled-send'];
 export class HostileLoad {
   /** hold times (ms) of sockets the server closed */
   readonly held = new Samples(4096);
+  /** the longest hold per kind, ms */
+  readonly maxHeldByKind = new Map<Kind, number>();
+  /** every closed socket: kind, when it connected (nowMs) and how long it was held */
+  readonly holds: Array<{ kind: Kind; at: number; ms: number }> = [];
   opened = 0;
   closedByServer = 0;
   /** first status line per close, e.g. `HTTP/1.1 408 Request Timeout` → count */
@@ -99,7 +103,10 @@ export class HostileLoad {
       for (const t of entry.timers) clearTimeout(t);
       if (!this.live.delete(entry)) return; // dropped by stop()
       this.closedByServer += 1;
-      this.held.push(nowMs() - entry.startedAt);
+      const ms = nowMs() - entry.startedAt;
+      this.held.push(ms);
+      this.holds.push({ kind, at: entry.startedAt, ms });
+      this.maxHeldByKind.set(kind, Math.max(ms, this.maxHeldByKind.get(kind) ?? 0));
       const status = answer.split('\r\n')[0] || '(closed without an answer)';
       this.answers.set(status, (this.answers.get(status) ?? 0) + 1);
       // The next one of the same kind, a moment later (never a tight reconnect loop).

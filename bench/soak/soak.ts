@@ -858,7 +858,16 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
         value: Math.round(held.p50),
         note: `${Math.round(held.max)} ms`,
       },
+      ...[...hostile.maxHeldByKind].map(([k, v]) => ({
+        what: `hostile ${k} longest hold`,
+        value: Math.round(v),
+        note: 'ms',
+      })),
     ];
+    // Sockets held past the limit: when they connected (s from the start of traffic), how long.
+    details['hostileOverLimit'] = hostile.holds
+      .filter((x) => x.ms > holdLimitMs)
+      .map((x) => ({ kind: x.kind, t: round((x.at - t0) / 1000, 1), ms: Math.round(x.ms) }));
     details['rss'] = rss.map((s) => ({ t: round(s.t, 1), mib: round(s.rss / MiB, 1) }));
     details['healthyByKind'] = Object.fromEntries(
       Object.entries(healthy.byKind).map(([k, v]) => [k, summarize(v)]),
