@@ -120,13 +120,14 @@ export function smokeConfig(log: (m: string) => void): SoakConfig {
 
 /**
  * The smoke's bound on the healthy clients' p99. The full soak asserts 50 ms. The machines the
- * smoke runs on (CI, and development machines here) are shared: on 2 cores with a load average
- * of 6–10 from other work, the smoke's healthy p99 measured 73–211 ms (p50 4–6 ms) while the
- * server itself used about 35 % of one core — the tail is time the server waits for a core, not
- * work it does. 250 ms still catches what the bound is for: a server held up by hostile sockets,
- * a dead webhook receiver or a burst answers in seconds, not in a fraction of one.
+ * smoke runs on (CI, and the development machines here) are shared: on 2 cores with a load
+ * average of 4–10 from other work, five smoke runs measured a healthy p99 of 73, 193, 196, 211
+ * and over 250 ms (p50 4–6 ms) while the server itself used about 35 % of one core — the tail is
+ * time the server waits for a core, not work it does. So the smoke bounds it at 1 s: what the
+ * bound is for still fails it (a server held up by hostile sockets, a dead webhook receiver or
+ * a burst answers in seconds), the sharing does not. `npm run soak` keeps 50 ms.
  */
-export const SMOKE_HEALTHY_P99_MS = 250;
+export const SMOKE_HEALTHY_P99_MS = 1000;
 
 export interface SoakResult {
   readonly figures: Figure[];
