@@ -1,7 +1,7 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,12 @@ export interface SoakConfig {
   /** the server's PARLEY_REQUEST_TIMEOUT_MS (D54); undefined: its default, 30 s */
   readonly requestTimeoutMs: number | undefined;
   readonly slowReceiverMs: number;
+  /**
+   * Sends per guild before the traffic phase (acknowledged and checked like the others): they
+   * fill people's replay buffers (512 events per session), which otherwise fill during the
+   * first minute — longer than the smoke's whole warm-up.
+   */
+  readonly prewarmSendsPerGuild: number;
   readonly log: (message: string) => void;
 }
 
@@ -93,6 +99,7 @@ export function soakConfig(durationS: number, log: (m: string) => void): SoakCon
     healthyP99TargetMs: 50,
     requestTimeoutMs: undefined,
     slowReceiverMs: 3000,
+    prewarmSendsPerGuild: 0,
     log,
   };
 }
@@ -114,6 +121,7 @@ export function smokeConfig(log: (m: string) => void): SoakConfig {
     greedyEveryS: 5,
     requestTimeoutMs: 5000,
     slowReceiverMs: 2000,
+    prewarmSendsPerGuild: 520,
     healthyP99TargetMs: SMOKE_HEALTHY_P99_MS,
   };
 }
@@ -470,6 +478,17 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
       child.once('exit', (code) => reject(new Error(`healthy clients exited with ${code}`)));
     });
 
+    if (cfg.prewarmSendsPerGuild > 0) {
+      log(`soak: pre-warming with ${cfg.prewarmSendsPerGuild} sends per guild`);
+      const jobs = Array.from(
+        { length: cfg.prewarmSendsPerGuild * cfg.guilds },
+        (_, i) =>
+          people.filter((p) => p.guild === i % cfg.guilds)[
+            Math.floor(i / cfg.guilds) % Math.ceil(cfg.people / cfg.guilds)
+          ] ?? pick(people),
+      );
+      await mapLimit(jobs, 16, (a) => send(a));
+    }
     log(`soak: ${cfg.durationS} s of traffic (warm-up ${cfg.warmupS} s)`);
     hostile = new HostileLoad({
       origin: server.origin,
@@ -480,6 +499,12 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     });
     hostile.start();
     const rss: Array<{ t: number; rss: number }> = [];
+    // The event-loop thread's CPU time and time spent runnable but waiting for a core
+    // (/proc/<pid>/schedstat): a stall with little CPU and much waiting is the machine's, not
+    // the server's.
+    const sched0 = schedstat(server.proc.pid);
+    const sched: Array<{ t: number; cpuPct: number; waitPct: number }> = [];
+    let schedPrev = sched0;
     let fdPeak = 0;
     const t0 = nowMs();
     const cpu0 = cpuMs(server.proc.pid);
@@ -489,6 +514,14 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     const sampler = setInterval(() => {
       rss.push({ t: (nowMs() - t0) / 1000, rss: server.proc.rss() });
       fdPeak = Math.max(fdPeak, openFds(server.proc.pid));
+      const now = schedstat(server.proc.pid);
+      const dt = now.at - schedPrev.at;
+      sched.push({
+        t: round((nowMs() - t0) / 1000, 1),
+        cpuPct: round(((now.cpuNs - schedPrev.cpuNs) / 1e6 / dt) * 100, 1),
+        waitPct: round(((now.waitNs - schedPrev.waitNs) / 1e6 / dt) * 100, 1),
+      });
+      schedPrev = now;
     }, 1000);
     const tick = setInterval(() => {
       const el = (nowMs() - t0) / 1000;
@@ -522,6 +555,8 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     clearInterval(tick);
     clearInterval(greedyTimer);
     const serverCpuShare = (cpuMs(server.proc.pid) - cpu0) / (nowMs() - t0);
+    const sched1 = schedstat(server.proc.pid);
+    const waitShare = (sched1.waitNs - sched0.waitNs) / 1e6 / (sched1.at - sched0.at);
     const load1 = loadavg()[0] ?? 0;
     const hostileOldest = hostile.stop();
     child.send({ k: 'stop' });
@@ -678,6 +713,13 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
         value: round(serverCpuShare * 100, 1),
         unit: '% of one core',
         basis: `machine load average ${round(load0, 1)} at the start, ${round(load1, 1)} at the end (2 cores)`,
+      },
+      {
+        id: 'server_runqueue_wait',
+        label: "server's event-loop thread runnable but waiting for a core",
+        value: round(waitShare * 100, 1),
+        unit: '% of the traffic time',
+        basis: '/proc/<pid>/schedstat; per second in details.sched',
       },
       { id: 'healthy_p50', label: 'healthy clients p50', value: ms(h.p50), unit: 'ms' },
       { id: 'healthy_max', label: 'healthy clients max', value: ms(h.max), unit: 'ms' },
@@ -875,6 +917,7 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     );
     details['unexpected'] = [...unexpected, ...healthy.unexpected.slice(0, 20)];
     details['trafficS'] = round(trafficS, 1);
+    details['sched'] = sched;
     const failures = figures
       .filter((f) => targetMet(f) === false)
       .map((f) => `${f.label} = ${f.value} ${f.unit}${f.basis ? ` (${f.basis})` : ''}`);
@@ -889,6 +932,12 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     await server.dispose();
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** The main thread's CPU time and run-queue wait so far (ns), and when they were read (ms). */
+function schedstat(pid: number): { cpuNs: number; waitNs: number; at: number } {
+  const [cpu, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/);
+  return { cpuNs: Number(cpu), waitNs: Number(wait), at: nowMs() };
 }
 
 /**
