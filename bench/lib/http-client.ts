@@ -9,6 +9,7 @@ export interface JsonReply {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked where used
   readonly body: any;
   readonly raw: string;
+  readonly headers: http.IncomingHttpHeaders;
 }
 
 export class HttpError extends Error {
@@ -31,16 +32,22 @@ export class HttpClient {
     this.agent = new http.Agent({ keepAlive: true, maxSockets });
   }
 
+  /** `body` goes as JSON; `raw` as it is, with its content type (a multipart upload). */
   request(
     method: string,
     path: string,
-    opts: { token?: string | undefined; body?: unknown } = {},
+    opts: {
+      token?: string | undefined;
+      body?: unknown;
+      raw?: { contentType: string; body: Buffer };
+    } = {},
   ): Promise<JsonReply> {
-    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const payload =
+      opts.raw?.body ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
     const headers: Record<string, string> = {};
     if (opts.token !== undefined) headers['authorization'] = `Bearer ${opts.token}`;
     if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = opts.raw?.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     return new Promise((resolve, reject) => {
@@ -67,7 +74,7 @@ export class HttpClient {
                 body = raw;
               }
             }
-            resolve({ status: res.statusCode ?? 0, body, raw });
+            resolve({ status: res.statusCode ?? 0, body, raw, headers: res.headers });
           });
         },
       );

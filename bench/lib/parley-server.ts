@@ -10,7 +10,8 @@ import { serverStartCommand } from './server-build.js';
  * A Parley server for one benchmark: started the way `npm start` starts it (the compiled
  * packages/server/dist/parley.js under plain node with the start script's V8 flags, built once
  * per run; see server-build.ts), on loopback, SQLite in a fresh data directory, rate limits off
- * (D27: benchmarks raise them), the operator API enabled.
+ * (D27: benchmarks raise them) unless asked to keep the server's defaults, the operator API
+ * enabled.
  */
 export interface ParleyServer {
   readonly proc: NodeProcess;
@@ -32,6 +33,8 @@ export interface ParleyOptions {
   /** reuse this data directory (a restart over seeded data) instead of a fresh one */
   dataDir?: string;
   cpuProfDir?: string | undefined;
+  /** `default`: keep the server's own rate limits (D25, D32) instead of turning them off */
+  rateLimits?: 'off' | 'default';
   /**
    * PostgreSQL (127.0.0.1:5432, database `test`, or BENCH_PG_URL) in a fresh schema of its own,
    * dropped by dispose(), instead of SQLite
@@ -83,6 +86,10 @@ export async function startParley(opts: ParleyOptions = {}): Promise<ParleyServe
     PARLEY_TOKEN_SECRET: '',
     ...opts.env,
   };
+  if (opts.rateLimits === 'default') {
+    for (const k of ['PARLEY_RATE_GLOBAL', 'PARLEY_RATE_MESSAGES', 'PARLEY_RATE_GATEWAY'])
+      if (!opts.env?.[k]) delete env[k];
+  }
   // BENCH_SERVER_SCRIPT: measure another entry point that accepts `serve` and the same
   // PARLEY_* variables (a branch's copy, or a stand-in when checking the benchmarks): a .ts
   // script runs under tsx, a .js one with the start script's flags.

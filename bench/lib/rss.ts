@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Resident set size of a process, in bytes, from /proc/<pid>/status (VmRSS). */
 export function rssBytes(pid: number): number {
@@ -52,4 +52,29 @@ export function cpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
   return (ticks * 1000) / ticksPerSecond;
+}
+
+/** Open file descriptors of a process (sockets, files, pipes), from /proc/<pid>/fd. */
+export function openFds(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/**
+ * What each descriptor of a process points at, counted by kind (`socket`, `pipe`, a file path,
+ * `anon_inode:[eventpoll]`, …): says which kind a leak is of. Descriptors that close while being
+ * read are skipped.
+ */
+export function fdKinds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue;
+    }
+    const kind = target.replace(/^(socket|pipe):\[\d+\]$/, '$1');
+    out.set(kind, (out.get(kind) ?? 0) + 1);
+  }
+  return out;
 }

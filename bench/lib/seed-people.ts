@@ -8,8 +8,16 @@ import { SnowflakeGenerator } from '../../packages/server/src/ids/snowflake.js';
  * does — and a membership in `guildId`). Through the operator API this takes minutes at 10,000
  * (three requests per person); here, a second. Ids come from the server's own snowflake scheme on
  * a clock in the past, so they stay below the ones the server issues. Returns the tokens.
+ * `guildId` may be a function of the person's index (people spread over several guilds), and
+ * `namePrefix` names them `<prefix>-<i>` (names are unique among people, D46).
  */
-export function seedPeople(dbFile: string, guildId: number, count: number): string[] {
+export function seedPeople(
+  dbFile: string,
+  guildId: number | ((index: number) => number),
+  count: number,
+  namePrefix = 'person',
+): string[] {
+  const guildOf = typeof guildId === 'number' ? () => guildId : guildId;
   let t = Date.now() - count - 60_000;
   const ids = new SnowflakeGenerator(0, { now: () => t });
   const db = new Database(dbFile);
@@ -33,12 +41,12 @@ export function seedPeople(dbFile: string, guildId: number, count: number): stri
       for (let i = 0; i < count; i++) {
         t += 1;
         const id = ids.next();
-        const name = `person-${i}`;
+        const name = `${namePrefix}-${i}`;
         user.run(id, name, t, name);
         const token = `pus_${randomBytes(32).toString('base64url')}`;
         const hash = createHash('sha256').update(token).digest('hex');
         session.run(hash, id, t, randomBytes(12).toString('base64url'), t);
-        member.run(guildId, id, t);
+        member.run(guildOf(i), id, t);
         tokens.push(token);
       }
     })();
