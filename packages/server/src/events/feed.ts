@@ -22,6 +22,8 @@ export interface LogSink {
   deliver(row: LogRow): void;
   /** every row of its bot below `end` has been handed to it */
   reached(end: LogKey): void;
+  /** the end of a batch: what `deliver` gave it may be written out now, together */
+  flush(): void;
   /** wants `reached` after each batch (a resumed session waiting to send RESUMED) */
   readonly waiting: boolean;
   /** true while it cannot take more now (slow client): it is fed from the database later */
@@ -39,6 +41,8 @@ export interface FeedSubscription {
 interface Entry {
   readonly sink: LogSink;
   attached: boolean;
+  /** given rows in the batch being handed out */
+  touched: boolean;
   closed: boolean;
   running: boolean;
   retry: NodeJS.Timeout | undefined;
@@ -79,6 +83,7 @@ export class Feed {
   private committedTop: LogKey | undefined;
   private chase: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<() => void>();
+  private readonly touched: Entry[] = [];
 
   constructor(
     private readonly db: Db,
@@ -114,7 +119,14 @@ export class Feed {
   }
 
   subscribe(sink: LogSink): FeedSubscription {
-    const e: Entry = { sink, attached: false, closed: false, running: false, retry: undefined };
+    const e: Entry = {
+      sink,
+      attached: false,
+      touched: false,
+      closed: false,
+      running: false,
+      retry: undefined,
+    };
     void this.catchUp(e);
     return {
       position: () => (e.attached && keyLess(sink.position, this.end) ? this.end : sink.position),
@@ -195,6 +207,7 @@ export class Feed {
 
   /** Rows from the reader's end on, and the new end: to every attached sink of their bots. */
   private hand(rows: readonly LogRow[], end: LogKey): void {
+    const touched = this.touched;
     if (this.byBot.size > 0)
       for (const r of rows) {
         for (const botId of parseRecipients(r.recipients)) {
@@ -203,14 +216,25 @@ export class Feed {
           for (const e of set) {
             if (e.sink.busy()) {
               // A slow client: fed from the database once it has drained.
+              e.sink.flush();
               this.detach(e);
               this.later(e, 25);
               continue;
             }
             e.sink.deliver(r);
+            if (!e.touched) {
+              e.touched = true;
+              touched.push(e);
+            }
           }
         }
       }
+    // One write per socket for the whole batch.
+    for (const e of touched) {
+      e.touched = false;
+      e.sink.flush();
+    }
+    touched.length = 0;
     if (keyLess(this.end, end)) this.end = end;
     for (const e of this.watchers) {
       if (!e.sink.waiting) this.watchers.delete(e);
@@ -245,6 +269,7 @@ export class Feed {
         const rows = await readBotLog(this.db, e.sink.botId, from, to, this.opts.batch);
         if (e.closed) return;
         for (const r of rows) e.sink.deliver(r);
+        e.sink.flush();
         if (rows.length < this.opts.batch) e.sink.reached(to);
       }
     } catch (err) {

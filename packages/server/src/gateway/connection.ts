@@ -6,7 +6,7 @@ import { getBot } from '../domain/bots/bots.service.js';
 import type { Domain } from '../domain/context.js';
 import type { Feed, FeedSubscription, LogSink } from '../events/feed.js';
 import { keyLess, type LogKey, type LogRow } from '../events/log.js';
-import { frameOf, frameParts, type FrameParts } from './frame-template.js';
+import { frameInto, frameLength, frameOf, frameParts, type FrameParts } from './frame-template.js';
 import { Close, keepsSession } from './close-codes.js';
 import { INVALID_SESSION_FRAME, readyFrame, RECONNECT_FRAME, resumedFrame } from './frames.js';
 import {
@@ -69,10 +69,15 @@ export interface BotIdentity {
   readonly generation: number;
 }
 
-const parts = new WeakMap<LogRow, FrameParts>();
-function partsOf(row: LogRow): FrameParts {
-  let p = parts.get(row);
-  if (p === undefined) parts.set(row, (p = frameParts(row.type, row.data)));
+/** Per event on this node: its frame template, and the object the lag metric is kept by. */
+const prepared = new WeakMap<LogRow, { parts: FrameParts; live: { committedAt: number } }>();
+function preparedOf(row: LogRow): { parts: FrameParts; live: { committedAt: number } } {
+  let p = prepared.get(row);
+  if (p === undefined)
+    prepared.set(
+      row,
+      (p = { parts: frameParts(row.type, row.data), live: { committedAt: row.createdAt } }),
+    );
   return p;
 }
 
@@ -88,6 +93,10 @@ export class GatewayConnection implements LogSink {
   /** the last mark written: a checkpoint is due when the session has moved past it */
   private lastMark: { s: number; key: LogKey } | undefined;
   private saving: Promise<void> = Promise.resolve();
+  /** dispatches of the current batch, not written yet (flush) */
+  private readonly outParts: FrameParts[] = [];
+  private readonly outS: number[] = [];
+  private outBytes = 0;
   /** HELLO, heartbeats, frame limits, close codes and batched writes (D30–D33) */
   private readonly link: SocketLink;
   private established: Promise<void> = Promise.resolve();
@@ -221,9 +230,31 @@ export class GatewayConnection implements LogSink {
     if (s === undefined || this.isClosed()) return;
     const replaying = this.stateValue === 'replaying';
     if (replaying) this.replayed++;
-    // One frame template per event, shared by every session on this node (issue 15).
-    this.link.sendFrame(frameOf(partsOf(row), s));
-    dispatched('bot', replaying ? undefined : row.createdAt); // D53
+    // One frame template per event, shared by every session on this node (issue 15); the
+    // frames of one batch leave in one buffer (flush).
+    const p = preparedOf(row);
+    this.outParts.push(p.parts);
+    this.outS.push(s);
+    this.outBytes += frameLength(p.parts, s);
+    dispatched('bot', replaying ? undefined : p.live); // D53
+  }
+
+  /** The feed handed out a batch: its frames for this socket go out as one buffer. */
+  flush(): void {
+    const n = this.outS.length;
+    if (n === 0) return;
+    if (n === 1)
+      this.link.sendFrame(frameOf(this.outParts[0] as FrameParts, this.outS[0] as number));
+    else {
+      const buf = Buffer.allocUnsafe(this.outBytes);
+      let at = 0;
+      for (let i = 0; i < n; i++)
+        at = frameInto(this.outParts[i] as FrameParts, this.outS[i] as number, buf, at);
+      this.link.sendFrame(buf);
+    }
+    this.outParts.length = 0;
+    this.outS.length = 0;
+    this.outBytes = 0;
   }
 
   reached(end: LogKey): void {
@@ -267,6 +298,8 @@ export class GatewayConnection implements LogSink {
   }
 
   private send(frame: string): void {
+    // Dispatches already counted go first: frames leave in `s` order.
+    this.flush();
     this.link.send(frame);
   }
 

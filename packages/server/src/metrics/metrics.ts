@@ -46,15 +46,23 @@ const connectionsClosed = new client.Counter({
   labelNames: ['kind', 'code'] as const,
   registers: [registry],
 });
+/** Dispatches since the last scrape: counted in plain numbers on the hot path (per recipient). */
+const unscraped = { bot: 0, person: 0 };
 const dispatches = new client.Counter({
   name: 'parley_gateway_dispatches_total',
   help: 'Dispatch frames (op 0) sent, by connection kind',
   labelNames: ['kind'] as const,
   registers: [registry],
+  collect() {
+    for (const kind of ['bot', 'person'] as const) {
+      if (unscraped[kind] > 0) this.inc({ kind }, unscraped[kind]);
+      unscraped[kind] = 0;
+    }
+  },
 });
 const outboxLag = new client.Histogram({
   name: 'parley_outbox_lag_seconds',
-  help: 'From an event committing to its live dispatch on a gateway connection',
+  help: 'From an event committing to its first live dispatch on a gateway connection of this node',
   buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [registry],
 });
@@ -107,10 +115,18 @@ export function connectionClosed(kind: ConnectionKind, code: number): void {
 export const openConnections = (kind: ConnectionKind): number => open[kind];
 
 /** A dispatch sent; `committedAt` (ms) when it is a live event, for the outbox lag. */
-export function dispatched(kind: ConnectionKind, committedAt?: number): void {
-  dispatches.inc({ kind });
-  if (committedAt !== undefined) outboxLag.observe(Math.max(0, Date.now() - committedAt) / 1000);
+/**
+ * A dispatch frame was sent. `event` (live dispatches only): the event and when it committed; the
+ * lag is observed once per event and node — the fan-out hands an event to all its local
+ * recipients in one go, so a repeat of the last event is not observed again.
+ */
+export function dispatched(kind: ConnectionKind, event?: { committedAt: number }): void {
+  unscraped[kind]++;
+  if (event === undefined || event === lastObserved) return;
+  lastObserved = event;
+  outboxLag.observe(Math.max(0, Date.now() - event.committedAt) / 1000);
 }
+let lastObserved: object | undefined;
 
 export function webhookTry(outcome: WebhookOutcome, ms: number): void {
   webhookTries.inc({ outcome });
