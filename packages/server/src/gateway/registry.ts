@@ -112,9 +112,19 @@ export class GatewayRegistry {
         this.db,
         open.map((c) => ({ sessionId: c.sessionId ?? '', connId: c.connId })),
       );
-      for (const c of open)
-        if (c.sessionId !== undefined && !held.has(c.sessionId) && c.state !== 'closed')
-          c.close(Close.SESSION_REPLACED, 'session replaced');
+      const lost = open.filter(
+        (c) => c.sessionId !== undefined && !held.has(c.sessionId) && c.state !== 'closed',
+      );
+      if (lost.length === 0) return;
+      // A session gone because its bot was deleted or its token reset after the token check
+      // above is a 4004 (D8), not a replacement: look at the tokens again for these.
+      const gens = await tokenGenerations(this.db, [...new Set(lost.map((c) => c.bot.botId))]);
+      for (const c of lost) {
+        if (c.state === 'closed') continue;
+        if (gens.get(c.bot.botId) !== c.bot.generation)
+          c.close(Close.AUTHENTICATION_FAILED, 'token reset');
+        else c.close(Close.SESSION_REPLACED, 'session replaced');
+      }
     } catch (err) {
       this.log(err, 'gateway watch failed');
     } finally {
