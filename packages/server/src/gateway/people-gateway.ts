@@ -116,6 +116,7 @@ export class PeopleGateway {
       }
       for (const s of sessions) {
         if (alive.has(s.tokenHash) || s.ended) continue;
+        this.hub.flush(s);
         const sink = s.sink;
         s.sink = undefined;
         sink?.close(Close.AUTHENTICATION_FAILED, 'session ended');

@@ -30,6 +30,8 @@ export interface PreparedEvent {
   readonly subject: number | undefined;
   /** the guild a structural event changes */
   readonly guildId: number | undefined;
+  /** whole frames with `s` zeroed, one per digit count of `s` (built on first use) */
+  readonly templates: Array<Buffer | undefined>;
 }
 
 /** Types after which a session's view of a guild is re-read (D51; guildadmin emits these). */
@@ -74,6 +76,7 @@ export function prepare(e: PeopleDispatch): PreparedEvent {
     suffix: Buffer.from(`,"d":${e.data}}`),
     subject,
     guildId,
+    templates: [],
   };
 }
 
@@ -88,14 +91,23 @@ const parse = (data: string): Record<string, unknown> | undefined => {
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 const numberField = (data: string, key: string): number | undefined => num(parse(data)?.[key]);
 
+/** How many decimal digits `s` has (1 for 0…9). */
+export function digitCount(s: number): number {
+  let w = 1;
+  for (let v = s; v >= 10; v = Math.floor(v / 10)) w++;
+  return w;
+}
+
 /**
- * One WebSocket text frame (RFC 6455 header, unmasked as servers send) holding the event's bytes
- * around this session's `s`: one allocation and three copies per recipient, no serialization,
- * written to the socket as it is (SocketLink.sendFrame).
+ * The event's complete WebSocket text frame (RFC 6455 header, unmasked as servers send) for an
+ * `s` of `width` digits, with the digits zeroed; built once per event and width, then copied and
+ * patched per recipient (frameInto). Only the digits differ between sessions, and most sessions
+ * of a fan-out have `s` of the same width, so one event usually builds one template.
  */
-export function frameOf(e: PreparedEvent, s: number): Buffer {
-  const digits = String(s);
-  const n = e.prefix.length + digits.length + e.suffix.length;
+function template(e: PreparedEvent, width: number): Buffer {
+  const cached = e.templates[width];
+  if (cached) return cached;
+  const n = e.prefix.length + width + e.suffix.length;
   const h = n < 126 ? 2 : n < 65_536 ? 4 : 10;
   const buf = Buffer.allocUnsafe(h + n);
   buf[0] = 0x81; // FIN + text
@@ -108,8 +120,39 @@ export function frameOf(e: PreparedEvent, s: number): Buffer {
     buf.writeBigUInt64BE(BigInt(n), 2);
   }
   e.prefix.copy(buf, h);
-  buf.write(digits, h + e.prefix.length, 'latin1');
-  e.suffix.copy(buf, h + e.prefix.length + digits.length);
+  buf.fill(0x30, h + e.prefix.length, h + e.prefix.length + width);
+  e.suffix.copy(buf, h + e.prefix.length + width);
+  e.templates[width] = buf;
+  return buf;
+}
+
+/** Bytes of the event's frame under `s`. */
+export function frameLength(e: PreparedEvent, s: number): number {
+  return template(e, digitCount(s)).length;
+}
+
+/**
+ * Writes the event's frame under `s` into `target` at `at` (room checked by the caller):
+ * one copy of the template and the digits patched in place. Returns the offset after it.
+ */
+export function frameInto(e: PreparedEvent, s: number, target: Buffer, at: number): number {
+  const width = digitCount(s);
+  const t = template(e, width);
+  target.set(t, at);
+  // The digits sit just before the suffix, at the template's end.
+  let p = at + t.length - e.suffix.length - 1;
+  let v = s;
+  for (let i = 0; i < width; i++) {
+    target[p--] = 0x30 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return at + t.length;
+}
+
+/** The event's frame under `s` as a buffer of its own (replays, tests). */
+export function frameOf(e: PreparedEvent, s: number): Buffer {
+  const buf = Buffer.allocUnsafe(frameLength(e, s));
+  frameInto(e, s, buf, 0);
   return buf;
 }
 
@@ -117,8 +160,12 @@ export function frameOf(e: PreparedEvent, s: number): Buffer {
 export interface SessionSink {
   /** a frame of the session's own (READY, RESUMED), as text */
   send(frame: string): void;
-  /** a complete WebSocket frame built by frameOf */
-  sendFrame(frame: Buffer): void;
+  /**
+   * Complete WebSocket frames (frameInto), written as they are. `true`: the bytes were taken at
+   * once (copied to the kernel, or dropped with a closing socket) and the caller may reuse the
+   * buffer; anything else: the buffer is kept until written, and must not change.
+   */
+  sendFrame(frame: Buffer): boolean | void;
   /** the session was ended under the connection (not resumable any more) */
   close(code: number, reason: string): void;
 }
@@ -127,6 +174,10 @@ export class PersonSession {
   readonly id = randomBytes(16).toString('base64url');
   /** the last `s` given (READY is 1) */
   seq = 0;
+  /** the last `s` handed to the sink: dispatches after it wait for the hub's next flush */
+  sent = 0;
+  /** in the hub's list of sessions to flush */
+  queued = false;
   /** guild → channel ids it can VIEW (shared, read-only sets); null while being re-read */
   readonly guilds = new Map<number, ReadonlySet<number> | null>();
   /** > 0: events wait in `held` (READY not sent yet, or a guild being re-read) */
@@ -165,6 +216,11 @@ export class PersonSession {
     return seq >= 1 && seq <= this.seq && seq + 1 >= oldest;
   }
 
+  /** The dispatch stored under `s`, if the buffer still holds it (null: a marker). */
+  entry(s: number): PreparedEvent | null {
+    return this.ring[(s - 2) % REPLAY_MAX] ?? null;
+  }
+
   /** The frames after `seq`, with their original `s` (markers skipped). */
   replayFrom(seq: number): Buffer[] {
     const out: Buffer[] = [];
@@ -185,8 +241,15 @@ export interface HubDeps {
   log(err: unknown, msg: string): void;
 }
 
+/** The buffer each session's frames are assembled in before their write (reused while taken at once). */
+const SCRATCH_BYTES = 16 * 1024;
+
 export class PeopleHub {
   readonly sessions = new Map<string, PersonSession>();
+  /** sessions with dispatches after `sent`, in the order they got them; written once per turn */
+  private queue: PersonSession[] = [];
+  private flushScheduled = false;
+  private scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   private readonly byGuild = new Map<number, Set<PersonSession>>();
   private readonly byUser = new Map<number, Set<PersonSession>>();
   /** sessions whose READY is being built: they hold every event, filtered once READY is out */
@@ -220,6 +283,8 @@ export class PeopleHub {
   /** Not resumable any more: out of every index, buffer dropped. */
   end(s: PersonSession): void {
     if (s.ended) return;
+    // What it was given goes out before the close frame.
+    if (s.sink) this.flush(s);
     s.ended = true;
     clearTimeout(s.expiry);
     this.sessions.delete(s.id);
@@ -338,18 +403,81 @@ export class PeopleHub {
   }
 
   private emit(s: PersonSession, e: PreparedEvent): void {
+    // The buffer must still hold every dispatch not yet written: write them first if not.
+    if (s.sink && s.seq + 1 - s.sent > REPLAY_MAX) this.flush(s);
     if (!s.push(e)) {
       // Dropped, and its client missed more than the buffer holds: it cannot resume (op 9).
       this.end(s);
       return;
     }
-    s.sink?.sendFrame(frameOf(e, s.seq));
+    if (s.sink && !s.queued) {
+      s.queued = true;
+      this.queue.push(s);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flushQueued);
+      }
+    }
   }
 
-  /** Send a frame of the session's own (RESUMED) under the next `s`, kept as a replay marker. */
-  marker(s: PersonSession, build: (seq: number) => string): void {
+  /**
+   * Once per turn of the loop (after its I/O: every event committed in the turn is in), each
+   * session with news gets ONE write holding all its frames since the last, in the order the
+   * sessions got them. Under load a turn gathers several events, so the writes per socket (the
+   * system calls that dominate a big fan-out) grow slower than the events.
+   */
+  private readonly flushQueued = (): void => {
+    this.flushScheduled = false;
+    const q = this.queue;
+    this.queue = [];
+    for (const s of q) {
+      s.queued = false;
+      this.flush(s);
+    }
+  };
+
+  /**
+   * Write the session's dispatches after `sent` now (before a frame of its own, a close, or when
+   * the buffer is about to overwrite them). Returns how many frames went out.
+   */
+  flush(s: PersonSession): number {
+    const sink = s.sink;
+    const from = s.sent + 1;
+    const to = s.seq;
+    s.sent = to;
+    if (!sink || from > to) return 0;
+    let bytes = 0;
+    let frames = 0;
+    for (let n = from; n <= to; n++) {
+      const e = s.entry(n);
+      if (e) {
+        bytes += frameLength(e, n);
+        frames++;
+      }
+    }
+    if (frames === 0) return 0;
+    const buf = bytes <= SCRATCH_BYTES ? this.scratch : Buffer.allocUnsafe(bytes);
+    let at = 0;
+    for (let n = from; n <= to; n++) {
+      const e = s.entry(n);
+      if (e) at = frameInto(e, n, buf, at);
+    }
+    const taken = sink.sendFrame(bytes === buf.length ? buf : buf.subarray(0, bytes));
+    // Kept by the socket (a slow reader): the scratch is its now.
+    if (taken !== true && buf === this.scratch)
+      this.scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+    return frames;
+  }
+
+  /**
+   * A frame of the session's own (RESUMED) under the next `s`, after every dispatch before it (a
+   * resume's replay: `sent` is where the client stands), kept in the buffer as a marker.
+   */
+  marker(s: PersonSession, build: (seq: number, written: number) => string): void {
+    const written = this.flush(s);
     s.push(null);
-    s.sink?.send(build(s.seq));
+    s.sent = s.seq;
+    s.sink?.send(build(s.seq, written));
   }
 
   // Views of guilds
