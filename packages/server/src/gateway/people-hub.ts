@@ -243,11 +243,15 @@ export interface HubDeps {
 
 /** The buffer each session's frames are assembled in before their write (reused while taken at once). */
 const SCRATCH_BYTES = 16 * 1024;
+/** The writer yields to the loop after this long (see flushQueued). */
+const FLUSH_SLICE_MS = 8;
 
 export class PeopleHub {
   readonly sessions = new Map<string, PersonSession>();
   /** sessions with dispatches after `sent`, in the order they got them; written once per turn */
   private queue: PersonSession[] = [];
+  /** where the writer stands in `queue` (the sessions before it are written) */
+  private queueHead = 0;
   private flushScheduled = false;
   private scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   private readonly byGuild = new Map<number, Set<PersonSession>>();
@@ -421,18 +425,37 @@ export class PeopleHub {
   }
 
   /**
-   * Once per turn of the loop (after its I/O: every event committed in the turn is in), each
-   * session with news gets ONE write holding all its frames since the last, in the order the
-   * sessions got them. Under load a turn gathers several events, so the writes per socket (the
-   * system calls that dominate a big fan-out) grow slower than the events.
+   * The writer: sessions with news, in the order they got it, each given ONE write holding all
+   * its frames since the last. It runs after the loop's I/O (every event committed in the turn is
+   * in) and in slices of FLUSH_SLICE_MS, letting the loop take requests, commits and heartbeats
+   * between slices. An event that arrives while a sweep is under way joins the write of every
+   * session still waiting in it, so under load the writes per socket (the system calls that
+   * dominate a big fan-out) grow slower than the events, and the last socket of a sweep hears of
+   * an event one sweep after it, not two.
    */
   private readonly flushQueued = (): void => {
     this.flushScheduled = false;
     const q = this.queue;
-    this.queue = [];
-    for (const s of q) {
+    const start = performance.now();
+    let i = this.queueHead;
+    while (i < q.length) {
+      const s = q[i++] as PersonSession;
       s.queued = false;
       this.flush(s);
+      if ((i & 63) === 0 && performance.now() - start >= FLUSH_SLICE_MS) break;
+    }
+    if (i < q.length) {
+      // Under steady load the writer never empties the list: drop the written part now and then.
+      if (i >= 4096 && i * 2 >= q.length) {
+        this.queue = q.slice(i);
+        i = 0;
+      }
+      this.queueHead = i;
+      this.flushScheduled = true;
+      setImmediate(this.flushQueued);
+    } else {
+      this.queue = [];
+      this.queueHead = 0;
     }
   };
 
