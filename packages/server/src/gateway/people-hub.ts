@@ -32,6 +32,9 @@ export interface PreparedEvent {
   readonly guildId: number | undefined;
   /** whole frames with `s` zeroed, one per digit count of `s` (built on first use) */
   readonly templates: Array<Buffer | undefined>;
+  /** the last frame built whole (sharedFrame), for the next session at the same `s` */
+  shared: Buffer | undefined;
+  sharedS: number;
 }
 
 /** Types after which a session's view of a guild is re-read (D51; guildadmin emits these). */
@@ -77,6 +80,8 @@ export function prepare(e: PeopleDispatch): PreparedEvent {
     subject,
     guildId,
     templates: [],
+    shared: undefined,
+    sharedS: 0,
   };
 }
 
@@ -94,9 +99,11 @@ const numberField = (data: string, key: string): number | undefined => num(parse
 /** How many decimal digits `s` has (1 for 0…9). */
 export function digitCount(s: number): number {
   let w = 1;
-  for (let v = s; v >= 10; v = Math.floor(v / 10)) w++;
+  for (let v = s; v >= 10; v = div10(v)) w++;
   return w;
 }
+
+const div10 = (v: number): number => (v < 0x80000000 ? (v / 10) | 0 : Math.floor(v / 10));
 
 /**
  * The event's complete WebSocket text frame (RFC 6455 header, unmasked as servers send) for an
@@ -143,8 +150,9 @@ export function frameInto(e: PreparedEvent, s: number, target: Buffer, at: numbe
   let p = at + t.length - e.suffix.length - 1;
   let v = s;
   for (let i = 0; i < width; i++) {
-    target[p--] = 0x30 + (v % 10);
-    v = Math.floor(v / 10);
+    const q = div10(v);
+    target[p--] = 0x30 + v - q * 10;
+    v = q;
   }
   return at + t.length;
 }
@@ -156,6 +164,19 @@ export function frameOf(e: PreparedEvent, s: number): Buffer {
   return buf;
 }
 
+/**
+ * The event's frame under `s`, shared by every session that gets it at the same `s` (sessions
+ * that joined around the same time and hear the same guild keep equal counters), never changed
+ * once built: a socket may keep it as long as it needs.
+ */
+export function sharedFrame(e: PreparedEvent, s: number): Buffer {
+  if (e.sharedS === s && e.shared) return e.shared;
+  const f = frameOf(e, s);
+  e.shared = f;
+  e.sharedS = s;
+  return f;
+}
+
 /** Where a session's frames go while a connection holds it. */
 export interface SessionSink {
   /** a frame of the session's own (READY, RESUMED), as text */
@@ -163,9 +184,10 @@ export interface SessionSink {
   /**
    * Complete WebSocket frames (frameInto), written as they are. `true`: the bytes were taken at
    * once (copied to the kernel, or dropped with a closing socket) and the caller may reuse the
-   * buffer; anything else: the buffer is kept until written, and must not change.
+   * buffer; anything else: the buffer is kept until written, and must not change. `immutable`:
+   * the caller never changes it (the socket may keep it without a copy).
    */
-  sendFrame(frame: Buffer): boolean | void;
+  sendFrame(frame: Buffer, immutable?: boolean): boolean | void;
   /** the session was ended under the connection (not resumable any more) */
   close(code: number, reason: string): void;
 }
@@ -241,8 +263,12 @@ export interface HubDeps {
   log(err: unknown, msg: string): void;
 }
 
-/** The buffer each session's frames are assembled in before their write (reused while taken at once). */
-const SCRATCH_BYTES = 16 * 1024;
+/**
+ * Where a session's frames are assembled when several wait (reused while each write is taken at
+ * once; at most this much per write). A write a slow socket keeps holds on to one of these until
+ * that socket drains.
+ */
+const SCRATCH_BYTES = 64 * 1024;
 /** The writer yields to the loop after this long (see flushQueued). */
 const FLUSH_SLICE_MS = 8;
 
@@ -255,6 +281,10 @@ export class PeopleHub {
   private flushScheduled = false;
   private scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   private readonly byGuild = new Map<number, Set<PersonSession>>();
+  /** channel → sessions whose view has it: a channel's event reaches exactly these */
+  private readonly byChannel = new Map<number, Set<PersonSession>>();
+  /** indexed sessions holding their events while a guild view is re-read */
+  private readonly holding = new Set<PersonSession>();
   private readonly byUser = new Map<number, Set<PersonSession>>();
   /** sessions whose READY is being built: they hold every event, filtered once READY is out */
   private readonly starting = new Set<PersonSession>();
@@ -293,6 +323,8 @@ export class PeopleHub {
     clearTimeout(s.expiry);
     this.sessions.delete(s.id);
     this.starting.delete(s);
+    this.holding.delete(s);
+    for (const view of s.guilds.values()) this.unindex(s, view);
     for (const g of s.guilds.keys()) this.byGuild.get(g)?.delete(s);
     for (const g of s.guilds.keys()) if (this.byGuild.get(g)?.size === 0) this.byGuild.delete(g);
     s.guilds.clear();
@@ -326,8 +358,17 @@ export class PeopleHub {
     const a = e.audience;
     switch (a.kind) {
       case 'channel': {
-        const set = this.byGuild.get(a.guildId);
-        if (set) for (const s of set) this.offer(s, e);
+        if (e.guildId !== undefined) {
+          // A structural event (it changes views): every session of the guild, one by one.
+          const set = this.byGuild.get(a.guildId);
+          if (set) for (const s of set) this.offer(s, e);
+          break;
+        }
+        // Sessions re-reading a view hold all of the guild's events (filtered by the new view).
+        for (const s of this.holding) if (s.guilds.has(a.guildId)) s.held.push(e);
+        // The rest: the index says who sees the channel (D34's VIEW rule, applied in advance).
+        const set = this.byChannel.get(a.channelId);
+        if (set) for (const s of set) if (s.holds === 0) this.emit(s, e);
         break;
       }
       case 'guild': {
@@ -465,31 +506,43 @@ export class PeopleHub {
    */
   flush(s: PersonSession): number {
     const sink = s.sink;
-    const from = s.sent + 1;
+    let n = s.sent + 1;
     const to = s.seq;
     s.sent = to;
-    if (!sink || from > to) return 0;
-    let bytes = 0;
+    if (!sink || n > to) return 0;
+    if (n === to) {
+      // The usual case: one frame, very often the same bytes as the previous session's.
+      const e = s.entry(n);
+      if (!e) return 0;
+      sink.sendFrame(sharedFrame(e, n), true);
+      return 1;
+    }
+    // Several (under load, or a replay): assembled in the scratch, up to its size per write.
     let frames = 0;
-    for (let n = from; n <= to; n++) {
-      const e = s.entry(n);
-      if (e) {
-        bytes += frameLength(e, n);
-        frames++;
-      }
-    }
-    if (frames === 0) return 0;
-    const buf = bytes <= SCRATCH_BYTES ? this.scratch : Buffer.allocUnsafe(bytes);
     let at = 0;
-    for (let n = from; n <= to; n++) {
+    for (; n <= to; n++) {
       const e = s.entry(n);
-      if (e) at = frameInto(e, n, buf, at);
+      if (!e) continue;
+      frames++;
+      const len = frameLength(e, n);
+      if (at + len > SCRATCH_BYTES) {
+        if (at > 0) this.write(sink, at);
+        at = 0;
+        if (len > SCRATCH_BYTES) {
+          sink.sendFrame(frameOf(e, n), true);
+          continue;
+        }
+      }
+      at = frameInto(e, n, this.scratch, at);
     }
-    const taken = sink.sendFrame(bytes === buf.length ? buf : buf.subarray(0, bytes));
-    // Kept by the socket (a slow reader): the scratch is its now.
-    if (taken !== true && buf === this.scratch)
-      this.scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+    if (at > 0) this.write(sink, at);
     return frames;
+  }
+
+  private write(sink: SessionSink, bytes: number): void {
+    const taken = sink.sendFrame(this.scratch.subarray(0, bytes));
+    // Kept by the socket (a slow reader): the scratch is its now.
+    if (taken !== true) this.scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   }
 
   /**
@@ -506,14 +559,32 @@ export class PeopleHub {
   // Views of guilds
 
   private setGuild(s: PersonSession, g: number, visible: ReadonlySet<number> | null): void {
+    this.unindex(s, s.guilds.get(g));
     s.guilds.set(g, visible);
+    if (visible)
+      for (const c of visible) {
+        let set = this.byChannel.get(c);
+        if (!set) this.byChannel.set(c, (set = new Set()));
+        set.add(s);
+      }
     let set = this.byGuild.get(g);
     if (!set) this.byGuild.set(g, (set = new Set()));
     set.add(s);
   }
 
+  private unindex(s: PersonSession, view: ReadonlySet<number> | null | undefined): void {
+    if (!view) return;
+    for (const c of view) {
+      const set = this.byChannel.get(c);
+      set?.delete(s);
+      if (set?.size === 0) this.byChannel.delete(c);
+    }
+  }
+
   private dropGuild(s: PersonSession, g: number): void {
-    if (!s.guilds.delete(g)) return;
+    if (!s.guilds.has(g)) return;
+    this.unindex(s, s.guilds.get(g));
+    s.guilds.delete(g);
     const set = this.byGuild.get(g);
     set?.delete(s);
     if (set?.size === 0) this.byGuild.delete(g);
@@ -523,6 +594,7 @@ export class PeopleHub {
   private refresh(s: PersonSession, g: number, joining: boolean): void {
     if (joining && !s.guilds.has(g)) this.setGuild(s, g, null);
     s.holds++;
+    if (!this.starting.has(s)) this.holding.add(s);
     let set = this.toRefresh.get(g);
     if (!set) this.toRefresh.set(g, (set = new Set()));
     set.add(s);
@@ -568,5 +640,6 @@ export class PeopleHub {
     while (i < held.length && s.holds === 0 && !s.ended)
       this.process(s, held[i++] as PreparedEvent);
     s.held = i < held.length ? held.slice(i) : [];
+    if (s.holds === 0) this.holding.delete(s);
   }
 }

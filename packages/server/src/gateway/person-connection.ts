@@ -150,8 +150,8 @@ export class PersonConnection implements SessionSink {
     this.link.send(frame);
   }
 
-  sendFrame(frame: Buffer): boolean {
-    return this.link.sendFrame(frame);
+  sendFrame(frame: Buffer, immutable?: boolean): boolean {
+    return this.link.sendFrame(frame, immutable);
   }
 
   close(code: number, reason: string): void {

@@ -139,12 +139,17 @@ export class SocketLink {
    * Returns true when the bytes were taken at once — copied to the kernel by a write that
    * completed synchronously, copied here, or dropped with a closed socket — so the caller may
    * reuse the buffer; false when the socket keeps it until it can write (a slow reader).
+   * `immutable`: the caller never changes `frames`, so the socket may keep it without a copy.
    */
-  sendFrame(frames: Buffer): boolean {
+  sendFrame(frames: Buffer, immutable = false): boolean {
     if (this.ws.readyState !== this.ws.OPEN) return true;
     const socket = this.socket;
     if (!socket) {
       for (const payload of unframe(frames)) this.ws.send(Buffer.from(payload), TEXT);
+      return true;
+    }
+    if (immutable) {
+      socket.write(frames);
       return true;
     }
     if (socket.writableLength > 0 || socket.writableCorked > 0) {
