@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { track } from './lib/children.js';
@@ -9,7 +9,7 @@ import { HttpClient } from './lib/http-client.js';
 import { Operator } from './lib/operator.js';
 import { startParley } from './lib/parley-server.js';
 import { seedPeople } from './lib/seed-people.js';
-import { MiB, openFileLimit } from './lib/rss.js';
+import { cpuMs, MiB, openFileLimit } from './lib/rss.js';
 import { seconds, size } from './lib/sizes.js';
 import { nowMs, round, Samples, sleep, summarize, type LatencySummary } from './lib/stats.js';
 import type { Benchmark, BenchContext, BenchOutcome, Figure } from './lib/types.js';
@@ -207,7 +207,18 @@ export const peopleFanoutBench: Benchmark = {
       const rssConnected = server.proc.rss();
 
       ctx.log(`people-fanout: ${open} people connected; ${sendS} s at ${RATE} msg/s`);
+      // CPU time is steadier than latency on a shared machine: the server's per frame delivered,
+      // and the stand-in clients' (they share the cores; they must stay small beside the server).
+      const childPids = children.map((c) => c.pid).filter((p): p is number => p !== undefined);
+      const childCpu = (): number => childPids.reduce((n, p) => n + cpuMs(p), 0);
+      const serverCpu0 = cpuMs(server.proc.pid);
+      const clientCpu0 = childCpu();
+      const loadStart = nowMs();
       const load = await runPhase('load', sendS);
+      const loadWallS = (nowMs() - loadStart) / 1000;
+      const serverCpuMs = cpuMs(server.proc.pid) - serverCpu0;
+      const clientCpuMs = childCpu() - clientCpu0;
+      const machineLoad = loadavg()[0] ?? 0;
       await sleep(1000);
       const rssAfter = server.proc.rss();
 
@@ -274,6 +285,20 @@ export const peopleFanoutBench: Benchmark = {
           target: { op: '<=', value: 0 },
         },
         {
+          id: 'server_us_per_frame',
+          label: 'server CPU per frame delivered, during the load',
+          value: round((serverCpuMs * 1000) / Math.max(1, (load.sent - load.failed) * open), 3),
+          unit: 'µs/frame',
+          basis: `${Math.round(serverCpuMs)} ms CPU (${round(serverCpuMs / 1000 / loadWallS, 2)} cores) for ${(load.sent - load.failed) * open} frames`,
+        },
+        {
+          id: 'clients_cores',
+          label: 'stand-in clients CPU during the load',
+          value: round(clientCpuMs / 1000 / loadWallS, 3),
+          unit: 'cores',
+          basis: `${Math.round(clientCpuMs)} ms over ${round(loadWallS, 1)} s; machine load average ${round(machineLoad, 2)}`,
+        },
+        {
           id: 'frames_per_s',
           label: 'frames per second delivered (first send → last arrival at the last socket)',
           value: Math.round(((load.sent - load.failed) * open) / Math.max(load.spanS, sendS)),
@@ -296,6 +321,9 @@ export const peopleFanoutBench: Benchmark = {
             'load p50 ms': round(load.lat.p50, 3),
             'load p99 ms': round(load.lat.p99, 3),
             'POST p99 ms': round(load.post.p99, 3),
+            'server cores': round(serverCpuMs / 1000 / loadWallS, 2),
+            'clients cores': round(clientCpuMs / 1000 / loadWallS, 2),
+            'load avg': round(machineLoad, 2),
             'RSS before MiB': round(rssBefore / MiB, 1),
             'RSS connected MiB': round(rssConnected / MiB, 1),
             'RSS after MiB': round(rssAfter / MiB, 1),
@@ -313,6 +341,10 @@ export const peopleFanoutBench: Benchmark = {
           rssBefore,
           rssConnected,
           rssAfter,
+          serverCpuMs,
+          clientCpuMs,
+          loadWallS,
+          machineLoad,
         },
       };
     } finally {

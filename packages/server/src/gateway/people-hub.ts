@@ -151,7 +151,7 @@ export function frameInto(e: PreparedEvent, s: number, target: Buffer, at: numbe
   let v = s;
   for (let i = 0; i < width; i++) {
     const q = div10(v);
-    target[p--] = 0x30 + v - q * 10;
+    target[p--] = 0x30 + (v - q * 10);
     v = q;
   }
   return at + t.length;
