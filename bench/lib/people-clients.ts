@@ -61,7 +61,7 @@ process.on('message', (m: { k: string }) => {
   if (m.k === 'count') {
     void (async () => {
       // Everything sent before the question is in the kernel: read it all before counting.
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 5; i++) {
         LightSocket.drainAll();
         await sleep(100);
       }

@@ -5,16 +5,26 @@ import type { Db } from '../storage/db.js';
 
 /**
  * D51 fan-out of people's events on one node (ARCHITECTURE habit 10: one event, many sockets).
- * Each event arrives once (events.onPeople: committed here, or on another node via Redis), its
- * frame is built once as a prefix and a suffix around `s`, and reaching a person is a walk of
- * memory — guild → sessions, then a channel-id lookup in the session's VIEW set — and one socket
- * write. Nothing is stored per recipient, and no database work happens per recipient: a change of
- * who sees what (GUILD_CREATE, CHANNEL_*, roles, member updates) re-reads the guild ONCE for all
- * sessions it affects on this node (domain/guilds/guild-access.ts).
+ * Each event arrives once (events.onPeople: committed here, or on another node via Redis) and is
+ * serialized once. Reaching a person is a walk of memory and nothing is stored per recipient but
+ * a reference: a channel's event walks the channel → sessions index (D34's VIEW rule applied in
+ * advance), and each session takes the next `s` and a reference in its replay buffer. No
+ * database work happens per recipient: a change of who sees what (GUILD_CREATE, CHANNEL_*,
+ * roles, member updates) re-reads the guild ONCE for all sessions it affects on this node
+ * (domain/guilds/guild-access.ts).
+ *
+ * Writing is separate from deciding. A session with news joins the writer's queue; the writer
+ * (flushQueued) gives each queued session ONE socket write with every frame it has not sent yet,
+ * read back from its replay buffer. A socket write is the expensive step of a big fan-out (a
+ * system call, and on loopback the receiver's TCP too), so under load the writes per socket stay
+ * bounded while each carries more frames — the batching adapts to the lag by itself, with no
+ * timer. A frame is the event's bytes with only `s` differing: built once per event and width of
+ * `s` as a template, copied and patched per session, or shared whole by the sessions at the same
+ * `s` (sharedFrame).
  *
  * A session is the unit of fan-out, not its socket: a session whose socket dropped keeps
  * receiving into its replay buffer for the resume window (D31/D51: it resumes like a bot's while
- * the server can replay it).
+ * the server can replay it); a resume is the same write, from the client's `seq`.
  */
 
 /** D51: dispatches kept per session for a resume; more missed than this → op 9 + fresh READY. */
@@ -270,7 +280,7 @@ export interface HubDeps {
  */
 const SCRATCH_BYTES = 64 * 1024;
 /** The writer yields to the loop after this long (see flushQueued). */
-const FLUSH_SLICE_MS = 8;
+const FLUSH_SLICE_MS = 5;
 
 export class PeopleHub {
   readonly sessions = new Map<string, PersonSession>();
