@@ -84,12 +84,17 @@ export const peopleFanoutBench: Benchmark = {
       let phase: Samples | undefined;
       let lateOrLost = 0;
       let lastArrival = 0;
+      let phaseStart = 0;
+      let worstBySecond: number[] = [];
       const onMessage = (content: string, at: number): void => {
         const t0 = sentAt.get(content);
         if (t0 === undefined) return;
         sentAt.delete(content);
         lastArrival = at;
         phase?.push(at - t0);
+        // The worst latency per second of sending (where in the phase the tail comes from).
+        const sec = Math.floor((t0 - phaseStart) / 1000);
+        worstBySecond[sec] = Math.max(worstBySecond[sec] ?? 0, Math.round(at - t0));
       };
       const path = `/api/v1/channels/${channelId}/messages`;
       const runPhase = async (
@@ -97,6 +102,7 @@ export const peopleFanoutBench: Benchmark = {
         durationS: number,
       ): Promise<{
         lat: LatencySummary;
+        worstBySecond: number[];
         post: LatencySummary;
         sent: number;
         failed: number;
@@ -106,8 +112,10 @@ export const peopleFanoutBench: Benchmark = {
         phase = new Samples(count);
         // The POST's own answer time: how long the server took to take the message (its loop).
         const answered = new Samples(count);
+        worstBySecond = [];
         let failed = 0;
         const start = nowMs();
+        phaseStart = start;
         const posts: Array<Promise<void>> = [];
         for (let i = 0; i < count; i++) {
           const due = start + (i * 1000) / RATE;
@@ -132,6 +140,7 @@ export const peopleFanoutBench: Benchmark = {
         sentAt.clear();
         return {
           lat,
+          worstBySecond: Array.from(worstBySecond, (v) => v ?? 0),
           post: summarize(answered.values()),
           sent: count,
           failed,
@@ -225,6 +234,9 @@ export const peopleFanoutBench: Benchmark = {
         Math.max(1, serverSplit1.sys - serverSplit0.sys + serverSplit1.user - serverSplit0.user);
       const clientCpuMs = childCpu() - clientCpu0;
       const machineLoad = loadavg()[0] ?? 0;
+      ctx.log(
+        `people-fanout: worst latency per second of the load (ms): ${load.worstBySecond.join(' ')}`,
+      );
       await sleep(1000);
       const rssAfter = server.proc.rss();
 

@@ -8,8 +8,8 @@ import { connect, type Socket } from 'node:net';
  * - it reads with `onread` into one buffer shared by every socket of the process (no buffer per
  *   read), walks frame headers and skips payloads, looking only at a payload's first bytes
  *   (`onText` gets at most PEEK_BYTES of it);
- * - with `batchMs`, a socket reads only when `drainAll` is called (the owner calls it every
- *   `batchMs`): between drains the kernel keeps what arrives, so one read takes many frames and
+ * - with `batchMs`, a socket reads only when `drain` or `drainAll` is called (its owner does so
+ *   about every `batchMs`): between drains the kernel keeps what arrives, so one read takes many frames and
  *   no process wake-up happens per frame. The server's work per frame is the same whether its
  *   peer reads at once or a few hundred milliseconds later (a client on another machine);
  * - it heartbeats (D30), answers WebSocket pings (the server cuts peers that do not) and counts
@@ -85,6 +85,11 @@ export class LightSocket {
   /** Let every batched socket of the process read what the kernel holds for it (once each). */
   static drainAll(): void {
     for (const s of lazySockets) s.sock.resume();
+  }
+
+  /** Let this (batched) socket read what the kernel holds for it, once. */
+  drain(): void {
+    if (!this.closed && !this.head) this.sock.resume();
   }
 
   /** false: stop reading until the next drainAll (batched sockets, after each read) */
