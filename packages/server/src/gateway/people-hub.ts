@@ -217,8 +217,15 @@ export class PersonSession {
   held: PreparedEvent[] = [];
   sink: SessionSink | undefined;
   ended = false;
-  /** D31: the replay buffer, entry of `s` at (s − 2) % REPLAY_MAX (null: a RESUMED marker) */
-  private ring: Array<PreparedEvent | null> = [];
+  /**
+   * D31: the replay buffer, entry of `s` at (s − 2) % REPLAY_MAX (null: a RESUMED marker).
+   * Allocated whole when the session opens: sessions that joined together get the same events,
+   * and arrays grown as they fill would all grow at the same event — at 10,000 sessions, tens of
+   * MiB allocated in one dispatch, and a long collection pause in the middle of a fan-out.
+   */
+  private ring: Array<PreparedEvent | null> = new Array<PreparedEvent | null>(REPLAY_MAX).fill(
+    null,
+  );
   /** the last `s` a socket was given before it dropped (replay must still reach past it) */
   sentAtDetach = 0;
   expiry: NodeJS.Timeout | undefined;
@@ -233,11 +240,8 @@ export class PersonSession {
   push(e: PreparedEvent | null): boolean {
     const s = ++this.seq;
     const pos = s - 2;
-    if (pos < REPLAY_MAX) {
-      this.ring.push(e);
-      return true;
-    }
     this.ring[pos % REPLAY_MAX] = e;
+    if (pos < REPLAY_MAX) return true;
     const evicted = s - REPLAY_MAX;
     return this.sink !== undefined || evicted <= this.sentAtDetach;
   }
