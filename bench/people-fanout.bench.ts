@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { track } from './lib/children.js';
@@ -9,7 +9,7 @@ import { HttpClient } from './lib/http-client.js';
 import { Operator } from './lib/operator.js';
 import { startParley } from './lib/parley-server.js';
 import { seedPeople } from './lib/seed-people.js';
-import { MiB, openFileLimit } from './lib/rss.js';
+import { cpuMs, MiB, openFileLimit } from './lib/rss.js';
 import { seconds, size } from './lib/sizes.js';
 import { nowMs, round, Samples, sleep, summarize, type LatencySummary } from './lib/stats.js';
 import type { Benchmark, BenchContext, BenchOutcome, Figure } from './lib/types.js';
@@ -29,6 +29,8 @@ import type { Benchmark, BenchContext, BenchOutcome, Figure } from './lib/types.
 const CLIENT_PROCS = 3;
 const RATE = 20;
 const HEARTBEAT_MS = 30_000;
+/** How often the stand-in clients read (lib/light-ws.ts batchMs); socket #10,000 reads at once. */
+const CLIENT_BATCH_MS = 2000;
 
 export const peopleFanoutBench: Benchmark = {
   name: 'people-fanout',
@@ -82,33 +84,50 @@ export const peopleFanoutBench: Benchmark = {
       let phase: Samples | undefined;
       let lateOrLost = 0;
       let lastArrival = 0;
+      let phaseStart = 0;
+      let worstBySecond: number[] = [];
       const onMessage = (content: string, at: number): void => {
         const t0 = sentAt.get(content);
         if (t0 === undefined) return;
         sentAt.delete(content);
         lastArrival = at;
         phase?.push(at - t0);
+        // The worst latency per second of sending (where in the phase the tail comes from).
+        const sec = Math.floor((t0 - phaseStart) / 1000);
+        worstBySecond[sec] = Math.max(worstBySecond[sec] ?? 0, Math.round(at - t0));
       };
       const path = `/api/v1/channels/${channelId}/messages`;
       const runPhase = async (
         label: string,
         durationS: number,
-      ): Promise<{ lat: LatencySummary; sent: number; failed: number; spanS: number }> => {
+      ): Promise<{
+        lat: LatencySummary;
+        worstBySecond: number[];
+        post: LatencySummary;
+        sent: number;
+        failed: number;
+        spanS: number;
+      }> => {
         const count = Math.round(durationS * RATE);
         phase = new Samples(count);
+        // The POST's own answer time: how long the server took to take the message (its loop).
+        const answered = new Samples(count);
+        worstBySecond = [];
         let failed = 0;
         const start = nowMs();
+        phaseStart = start;
         const posts: Array<Promise<void>> = [];
         for (let i = 0; i < count; i++) {
           const due = start + (i * 1000) / RATE;
           const wait = due - nowMs();
           if (wait > 0) await sleep(wait);
           const content = `${label}-${i}`;
-          sentAt.set(content, nowMs());
+          const t0 = nowMs();
+          sentAt.set(content, t0);
           posts.push(
             http
               .expect('POST', path, 200, { token: senderToken, body: { content } })
-              .then(() => undefined)
+              .then(() => void answered.push(nowMs() - t0))
               .catch(() => void (failed += 1)),
           );
         }
@@ -119,7 +138,14 @@ export const peopleFanoutBench: Benchmark = {
         lateOrLost += count - failed - phase.length;
         const lat = summarize(phase.values());
         sentAt.clear();
-        return { lat, sent: count, failed, spanS: (lastArrival - start) / 1000 };
+        return {
+          lat,
+          worstBySecond: Array.from(worstBySecond, (v) => v ?? 0),
+          post: summarize(answered.values()),
+          sent: count,
+          failed,
+          spanS: (lastArrival - start) / 1000,
+        };
       };
       const fullClient = (token: string, counts: () => boolean): Promise<GatewayConnection> =>
         connectGateway(server.gatewayUrl, token, {
@@ -156,6 +182,7 @@ export const peopleFanoutBench: Benchmark = {
             gatewayUrl: server.gatewayUrl,
             tokens: slice,
             heartbeatMs: HEARTBEAT_MS,
+            batchMs: CLIENT_BATCH_MS,
           }),
         );
         const child = fork(childFile, [jobFile], {
@@ -189,7 +216,27 @@ export const peopleFanoutBench: Benchmark = {
       const rssConnected = server.proc.rss();
 
       ctx.log(`people-fanout: ${open} people connected; ${sendS} s at ${RATE} msg/s`);
+      // CPU time is steadier than latency on a shared machine: the server's per frame delivered,
+      // and the stand-in clients' (they share the cores; they must stay small beside the server).
+      const childPids = children.map((c) => c.pid).filter((p): p is number => p !== undefined);
+      const childCpu = (): number => childPids.reduce((n, p) => n + cpuMs(p), 0);
+      const serverCpu0 = cpuMs(server.proc.pid);
+      const serverSplit0 = userSys(server.proc.pid);
+      const clientCpu0 = childCpu();
+      const loadStart = nowMs();
       const load = await runPhase('load', sendS);
+      const loadWallS = (nowMs() - loadStart) / 1000;
+      const serverCpuMs = cpuMs(server.proc.pid) - serverCpu0;
+      const serverSplit1 = userSys(server.proc.pid);
+      // The kernel's share: on loopback a socket write also runs the receiving side's TCP.
+      const serverSysShare =
+        (serverSplit1.sys - serverSplit0.sys) /
+        Math.max(1, serverSplit1.sys - serverSplit0.sys + serverSplit1.user - serverSplit0.user);
+      const clientCpuMs = childCpu() - clientCpu0;
+      const machineLoad = loadavg()[0] ?? 0;
+      ctx.log(
+        `people-fanout: worst latency per second of the load (ms): ${load.worstBySecond.join(' ')}`,
+      );
       await sleep(1000);
       const rssAfter = server.proc.rss();
 
@@ -256,6 +303,20 @@ export const peopleFanoutBench: Benchmark = {
           target: { op: '<=', value: 0 },
         },
         {
+          id: 'server_us_per_frame',
+          label: 'server CPU per frame delivered, during the load',
+          value: round((serverCpuMs * 1000) / Math.max(1, (load.sent - load.failed) * open), 3),
+          unit: 'µs/frame',
+          basis: `${Math.round(serverCpuMs)} ms CPU (${round(serverCpuMs / 1000 / loadWallS, 2)} cores, ${Math.round(serverSysShare * 100)} % in the kernel) for ${(load.sent - load.failed) * open} frames`,
+        },
+        {
+          id: 'clients_cores',
+          label: 'stand-in clients CPU during the load',
+          value: round(clientCpuMs / 1000 / loadWallS, 3),
+          unit: 'cores',
+          basis: `${Math.round(clientCpuMs)} ms over ${round(loadWallS, 1)} s; machine load average ${round(machineLoad, 2)}`,
+        },
+        {
           id: 'frames_per_s',
           label: 'frames per second delivered (first send → last arrival at the last socket)',
           value: Math.round(((load.sent - load.failed) * open) / Math.max(load.spanS, sendS)),
@@ -277,6 +338,10 @@ export const peopleFanoutBench: Benchmark = {
             'base p99 ms': round(base.lat.p99, 3),
             'load p50 ms': round(load.lat.p50, 3),
             'load p99 ms': round(load.lat.p99, 3),
+            'POST p99 ms': round(load.post.p99, 3),
+            'server cores': round(serverCpuMs / 1000 / loadWallS, 2),
+            'clients cores': round(clientCpuMs / 1000 / loadWallS, 2),
+            'load avg': round(machineLoad, 2),
             'RSS before MiB': round(rssBefore / MiB, 1),
             'RSS connected MiB': round(rssConnected / MiB, 1),
             'RSS after MiB': round(rssAfter / MiB, 1),
@@ -294,6 +359,11 @@ export const peopleFanoutBench: Benchmark = {
           rssBefore,
           rssConnected,
           rssAfter,
+          serverCpuMs,
+          serverSysShare,
+          clientCpuMs,
+          loadWallS,
+          machineLoad,
         },
       };
     } finally {
@@ -309,3 +379,10 @@ export const peopleFanoutBench: Benchmark = {
     }
   },
 };
+
+/** User and system CPU ticks of a process so far (/proc/<pid>/stat fields 14 and 15). */
+function userSys(pid: number): { user: number; sys: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]), sys: Number(fields[12]) };
+}

@@ -3,35 +3,71 @@ import { connect, type Socket } from 'node:net';
 
 /**
  * A bare WebSocket client (RFC 6455, loopback `ws://` only) for benchmarks that hold thousands of
- * receiving connections: it reads frame headers and skips payloads, so counting 200,000 frames a
- * second costs the client far less than full decoding would, and the machine's CPU goes to the
- * server being measured. It heartbeats (D30), answers WebSocket pings (the server cuts peers that
- * do not) and counts text frames; `onText` (optional) gets a frame's payload when wanted.
+ * receiving connections, built so that the machine's CPU goes to the server being measured:
+ *
+ * - it reads with `onread` into one buffer shared by every socket of the process (no buffer per
+ *   read), walks frame headers and skips payloads, looking only at a payload's first bytes
+ *   (`onText` gets at most PEEK_BYTES of it);
+ * - with `batchMs`, a socket reads only when `drain` or `drainAll` is called (its owner does so
+ *   about every `batchMs`): between drains the kernel keeps what arrives, so one read takes many frames and
+ *   no process wake-up happens per frame. The server's work per frame is the same whether its
+ *   peer reads at once or a few hundred milliseconds later (a client on another machine);
+ * - it heartbeats (D30), answers WebSocket pings (the server cuts peers that do not) and counts
+ *   text frames.
  */
 export interface LightOptions {
   url: string;
   headers: Record<string, string>;
   heartbeatMs: number;
-  onText?: (payload: Buffer) => void;
+  /** read only on drainAll (see above); 0 or absent: read as data arrives */
+  batchMs?: number;
+  /** a text frame's first bytes (up to PEEK_BYTES) */
+  onText?: (peek: Buffer) => void;
   onClose?: () => void;
 }
+
+/** How much of a text frame's payload onText sees. */
+export const PEEK_BYTES = 32;
+
+const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
+const lazySockets = new Set<LightSocket>();
 
 export class LightSocket {
   texts = 0;
   closed = false;
-  private buf: Buffer = Buffer.alloc(0);
+  private sock!: Socket;
+  /** the upgrade answer so far (until its blank line) */
+  private head: Buffer | undefined = Buffer.alloc(0);
+  /** bytes of a frame header or peek cut by the end of a read */
+  private carry: Buffer | undefined;
+  /** payload bytes still to skip */
+  private skip = 0;
   private timer: NodeJS.Timeout | undefined;
+  private opened: ((ok: boolean, err?: Error) => void) | undefined;
 
-  private constructor(
-    private readonly sock: Socket,
-    private readonly o: LightOptions,
-  ) {}
+  private constructor(private readonly o: LightOptions) {}
 
   static open(o: LightOptions): Promise<LightSocket> {
     const u = new URL(o.url);
+    const ls = new LightSocket(o);
     return new Promise((resolve, reject) => {
-      const sock = connect(Number(u.port), u.hostname);
+      ls.opened = (ok, err) => {
+        ls.opened = undefined;
+        if (ok) resolve(ls);
+        else reject(err ?? new Error('connection failed'));
+      };
+      const sock = connect({
+        port: Number(u.port),
+        host: u.hostname,
+        onread: {
+          buffer: READ_BUFFER,
+          callback: (n: number, buf: Uint8Array) => ls.onRead(buf.subarray(0, n) as Buffer),
+        },
+      });
+      ls.sock = sock;
       sock.setNoDelay(true);
+      sock.on('close', () => ls.onClosed());
+      sock.on('error', (err) => ls.opened?.(false, err));
       const key = randomBytes(16).toString('base64');
       const lines = [
         `GET ${u.pathname}${u.search} HTTP/1.1`,
@@ -42,31 +78,93 @@ export class LightSocket {
         'Sec-WebSocket-Version: 13',
         ...Object.entries(o.headers).map(([k, v]) => `${k}: ${v}`),
       ];
-      let head = Buffer.alloc(0);
-      const onData = (chunk: Buffer): void => {
-        head = Buffer.concat([head, chunk]);
-        const end = head.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        sock.off('data', onData);
-        const status = head.subarray(0, head.indexOf('\r\n')).toString();
-        if (!status.includes(' 101 ')) {
-          sock.destroy();
-          reject(new Error(`upgrade refused: ${status}`));
-          return;
-        }
-        const ls = new LightSocket(sock, o);
-        sock.on('data', (c: Buffer) => ls.onData(c));
-        sock.on('close', () => ls.onClosed());
-        ls.onData(head.subarray(end + 4));
-        ls.startHeartbeat();
-        resolve(ls);
-      };
-      sock.on('data', onData);
-      sock.once('error', (err) => {
-        if (!sock.readable) reject(err);
-      });
       sock.write(`${lines.join('\r\n')}\r\n\r\n`);
     });
+  }
+
+  /** Let every batched socket of the process read what the kernel holds for it (once each). */
+  static drainAll(): void {
+    for (const s of lazySockets) s.sock.resume();
+  }
+
+  /** Let this (batched) socket read what the kernel holds for it, once. */
+  drain(): void {
+    if (!this.closed && !this.head) this.sock.resume();
+  }
+
+  /** false: stop reading until the next drainAll (batched sockets, after each read) */
+  private onRead(chunk: Buffer): boolean {
+    if (this.head) {
+      const head = Buffer.concat([this.head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) {
+        this.head = head;
+        return true;
+      }
+      this.head = undefined;
+      const status = head.subarray(0, head.indexOf('\r\n')).toString();
+      if (!status.includes(' 101 ')) {
+        this.sock.destroy();
+        this.opened?.(false, new Error(`upgrade refused: ${status}`));
+        return false;
+      }
+      this.startHeartbeat();
+      this.opened?.(true);
+      this.frames(Buffer.from(head.subarray(end + 4)));
+      if (this.o.batchMs) {
+        lazySockets.add(this);
+        return false;
+      }
+      return true;
+    }
+    this.frames(chunk);
+    return !this.o.batchMs;
+  }
+
+  /** Walk the frames of `chunk` (only valid during the call: the read buffer is shared). */
+  private frames(input: Buffer): void {
+    let b = input;
+    if (this.skip > 0) {
+      const k = Math.min(this.skip, b.length);
+      this.skip -= k;
+      b = b.subarray(k);
+    }
+    if (this.carry) {
+      b = Buffer.concat([this.carry, b]);
+      this.carry = undefined;
+    }
+    let off = 0;
+    while (off < b.length) {
+      if (b.length - off < 2) break;
+      const opcode = (b[off] as number) & 0x0f;
+      let len = (b[off + 1] as number) & 0x7f;
+      let h = 2;
+      if (len === 126) {
+        if (b.length - off < 4) break;
+        len = b.readUInt16BE(off + 2);
+        h = 4;
+      } else if (len === 127) {
+        if (b.length - off < 10) break;
+        len = Number(b.readBigUInt64BE(off + 2));
+        h = 10;
+      }
+      // Control frames are read whole (≤ 125 bytes); a text frame's first bytes are peeked.
+      const need = opcode >= 0x8 ? len : Math.min(len, PEEK_BYTES);
+      if (b.length - off - h < need) break;
+      const at = off + h;
+      if (opcode === 0x1) {
+        this.texts++;
+        this.o.onText?.(b.subarray(at, at + need));
+      } else if (opcode === 0x9) {
+        this.control(0xa, Buffer.from(b.subarray(at, at + len))); // pong
+      } else if (opcode === 0x8) {
+        this.sock.end();
+      }
+      const inChunk = Math.min(len, b.length - at);
+      this.skip = len - inChunk;
+      off = at + inChunk;
+    }
+    if (off < b.length) this.carry = Buffer.from(b.subarray(off));
   }
 
   private startHeartbeat(): void {
@@ -76,36 +174,6 @@ export class LightSocket {
       this.timer.unref();
     }, Math.random() * this.o.heartbeatMs);
     this.timer.unref();
-  }
-
-  private onData(chunk: Buffer): void {
-    let b = this.buf.length > 0 ? Buffer.concat([this.buf, chunk]) : chunk;
-    for (;;) {
-      if (b.length < 2) break;
-      const opcode = (b[0] as number) & 0x0f;
-      let len = (b[1] as number) & 0x7f;
-      let off = 2;
-      if (len === 126) {
-        if (b.length < 4) break;
-        len = b.readUInt16BE(2);
-        off = 4;
-      } else if (len === 127) {
-        if (b.length < 10) break;
-        len = Number(b.readBigUInt64BE(2));
-        off = 10;
-      }
-      if (b.length < off + len) break;
-      if (opcode === 0x1) {
-        this.texts++;
-        this.o.onText?.(b.subarray(off, off + len));
-      } else if (opcode === 0x9) {
-        this.control(0xa, b.subarray(off, off + len)); // pong
-      } else if (opcode === 0x8) {
-        this.sock.end();
-      }
-      b = b.subarray(off + len);
-    }
-    this.buf = b.length > 0 ? Buffer.from(b) : Buffer.alloc(0);
   }
 
   sendText(text: string): void {
@@ -126,11 +194,13 @@ export class LightSocket {
   }
 
   private onClosed(): void {
+    lazySockets.delete(this);
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
     clearInterval(this.timer);
-    this.o.onClose?.();
+    if (this.opened) this.opened(false, new Error('closed before the upgrade'));
+    else this.o.onClose?.();
   }
 
   close(): void {

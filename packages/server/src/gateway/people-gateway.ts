@@ -105,6 +105,9 @@ export class PeopleGateway {
       const hashes = [...new Set(sessions.map((s) => s.tokenHash))];
       const alive = new Set<string>();
       for (let i = 0; i < hashes.length; i += 500) {
+        // On SQLite each query runs synchronously and the awaits resolve as microtasks: without
+        // this, 10,000 sessions' checks would hold the loop (and every fan-out) for 100+ ms.
+        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
         const rows = await this.domain.db
           .selectFrom('user_sessions as s')
           .innerJoin('users as u', 'u.id', 's.user_id')
@@ -116,6 +119,7 @@ export class PeopleGateway {
       }
       for (const s of sessions) {
         if (alive.has(s.tokenHash) || s.ended) continue;
+        this.hub.flush(s);
         const sink = s.sink;
         s.sink = undefined;
         sink?.close(Close.AUTHENTICATION_FAILED, 'session ended');

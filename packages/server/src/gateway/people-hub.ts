@@ -5,16 +5,26 @@ import type { Db } from '../storage/db.js';
 
 /**
  * D51 fan-out of people's events on one node (ARCHITECTURE habit 10: one event, many sockets).
- * Each event arrives once (events.onPeople: committed here, or on another node via Redis), its
- * frame is built once as a prefix and a suffix around `s`, and reaching a person is a walk of
- * memory — guild → sessions, then a channel-id lookup in the session's VIEW set — and one socket
- * write. Nothing is stored per recipient, and no database work happens per recipient: a change of
- * who sees what (GUILD_CREATE, CHANNEL_*, roles, member updates) re-reads the guild ONCE for all
- * sessions it affects on this node (domain/guilds/guild-access.ts).
+ * Each event arrives once (events.onPeople: committed here, or on another node via Redis) and is
+ * serialized once. Reaching a person is a walk of memory and nothing is stored per recipient but
+ * a reference: a channel's event walks the channel → sessions index (D34's VIEW rule applied in
+ * advance), and each session takes the next `s` and a reference in its replay buffer. No
+ * database work happens per recipient: a change of who sees what (GUILD_CREATE, CHANNEL_*,
+ * roles, member updates) re-reads the guild ONCE for all sessions it affects on this node
+ * (domain/guilds/guild-access.ts).
+ *
+ * Writing is separate from deciding. A session with news joins the writer's queue; the writer
+ * (flushQueued) gives each queued session ONE socket write with every frame it has not sent yet,
+ * read back from its replay buffer. A socket write is the expensive step of a big fan-out (a
+ * system call, and on loopback the receiver's TCP too), so under load the writes per socket stay
+ * bounded while each carries more frames — the batching adapts to the lag by itself, with no
+ * timer. A frame is the event's bytes with only `s` differing: built once per event and width of
+ * `s` as a template, copied and patched per session, or shared whole by the sessions at the same
+ * `s` (sharedFrame).
  *
  * A session is the unit of fan-out, not its socket: a session whose socket dropped keeps
  * receiving into its replay buffer for the resume window (D31/D51: it resumes like a bot's while
- * the server can replay it).
+ * the server can replay it); a resume is the same write, from the client's `seq`.
  */
 
 /** D51: dispatches kept per session for a resume; more missed than this → op 9 + fresh READY. */
@@ -30,6 +40,11 @@ export interface PreparedEvent {
   readonly subject: number | undefined;
   /** the guild a structural event changes */
   readonly guildId: number | undefined;
+  /** whole frames with `s` zeroed, one per digit count of `s` (built on first use) */
+  readonly templates: Array<Buffer | undefined>;
+  /** the last frame built whole (sharedFrame), for the next session at the same `s` */
+  shared: Buffer | undefined;
+  sharedS: number;
 }
 
 /** Types after which a session's view of a guild is re-read (D51; guildadmin emits these). */
@@ -74,6 +89,9 @@ export function prepare(e: PeopleDispatch): PreparedEvent {
     suffix: Buffer.from(`,"d":${e.data}}`),
     subject,
     guildId,
+    templates: [],
+    shared: undefined,
+    sharedS: 0,
   };
 }
 
@@ -88,14 +106,25 @@ const parse = (data: string): Record<string, unknown> | undefined => {
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 const numberField = (data: string, key: string): number | undefined => num(parse(data)?.[key]);
 
+/** How many decimal digits `s` has (1 for 0…9). */
+export function digitCount(s: number): number {
+  let w = 1;
+  for (let v = s; v >= 10; v = div10(v)) w++;
+  return w;
+}
+
+const div10 = (v: number): number => (v < 0x80000000 ? (v / 10) | 0 : Math.floor(v / 10));
+
 /**
- * One WebSocket text frame (RFC 6455 header, unmasked as servers send) holding the event's bytes
- * around this session's `s`: one allocation and three copies per recipient, no serialization,
- * written to the socket as it is (SocketLink.sendFrame).
+ * The event's complete WebSocket text frame (RFC 6455 header, unmasked as servers send) for an
+ * `s` of `width` digits, with the digits zeroed; built once per event and width, then copied and
+ * patched per recipient (frameInto). Only the digits differ between sessions, and most sessions
+ * of a fan-out have `s` of the same width, so one event usually builds one template.
  */
-export function frameOf(e: PreparedEvent, s: number): Buffer {
-  const digits = String(s);
-  const n = e.prefix.length + digits.length + e.suffix.length;
+function template(e: PreparedEvent, width: number): Buffer {
+  const cached = e.templates[width];
+  if (cached) return cached;
+  const n = e.prefix.length + width + e.suffix.length;
   const h = n < 126 ? 2 : n < 65_536 ? 4 : 10;
   const buf = Buffer.allocUnsafe(h + n);
   buf[0] = 0x81; // FIN + text
@@ -108,17 +137,67 @@ export function frameOf(e: PreparedEvent, s: number): Buffer {
     buf.writeBigUInt64BE(BigInt(n), 2);
   }
   e.prefix.copy(buf, h);
-  buf.write(digits, h + e.prefix.length, 'latin1');
-  e.suffix.copy(buf, h + e.prefix.length + digits.length);
+  buf.fill(0x30, h + e.prefix.length, h + e.prefix.length + width);
+  e.suffix.copy(buf, h + e.prefix.length + width);
+  e.templates[width] = buf;
   return buf;
+}
+
+/** Bytes of the event's frame under `s`. */
+export function frameLength(e: PreparedEvent, s: number): number {
+  return template(e, digitCount(s)).length;
+}
+
+/**
+ * Writes the event's frame under `s` into `target` at `at` (room checked by the caller):
+ * one copy of the template and the digits patched in place. Returns the offset after it.
+ */
+export function frameInto(e: PreparedEvent, s: number, target: Buffer, at: number): number {
+  const width = digitCount(s);
+  const t = template(e, width);
+  target.set(t, at);
+  // The digits sit just before the suffix, at the template's end.
+  let p = at + t.length - e.suffix.length - 1;
+  let v = s;
+  for (let i = 0; i < width; i++) {
+    const q = div10(v);
+    target[p--] = 0x30 + (v - q * 10);
+    v = q;
+  }
+  return at + t.length;
+}
+
+/** The event's frame under `s` as a buffer of its own (replays, tests). */
+export function frameOf(e: PreparedEvent, s: number): Buffer {
+  const buf = Buffer.allocUnsafe(frameLength(e, s));
+  frameInto(e, s, buf, 0);
+  return buf;
+}
+
+/**
+ * The event's frame under `s`, shared by every session that gets it at the same `s` (sessions
+ * that joined around the same time and hear the same guild keep equal counters), never changed
+ * once built: a socket may keep it as long as it needs.
+ */
+export function sharedFrame(e: PreparedEvent, s: number): Buffer {
+  if (e.sharedS === s && e.shared) return e.shared;
+  const f = frameOf(e, s);
+  e.shared = f;
+  e.sharedS = s;
+  return f;
 }
 
 /** Where a session's frames go while a connection holds it. */
 export interface SessionSink {
   /** a frame of the session's own (READY, RESUMED), as text */
   send(frame: string): void;
-  /** a complete WebSocket frame built by frameOf */
-  sendFrame(frame: Buffer): void;
+  /**
+   * Complete WebSocket frames (frameInto), written as they are. `true`: the bytes were taken at
+   * once (copied to the kernel, or dropped with a closing socket) and the caller may reuse the
+   * buffer; anything else: the buffer is kept until written, and must not change. `immutable`:
+   * the caller never changes it (the socket may keep it without a copy).
+   */
+  sendFrame(frame: Buffer, immutable?: boolean): boolean | void;
   /** the session was ended under the connection (not resumable any more) */
   close(code: number, reason: string): void;
 }
@@ -127,6 +206,10 @@ export class PersonSession {
   readonly id = randomBytes(16).toString('base64url');
   /** the last `s` given (READY is 1) */
   seq = 0;
+  /** the last `s` handed to the sink: dispatches after it wait for the hub's next flush */
+  sent = 0;
+  /** in the hub's list of sessions to flush */
+  queued = false;
   /** guild → channel ids it can VIEW (shared, read-only sets); null while being re-read */
   readonly guilds = new Map<number, ReadonlySet<number> | null>();
   /** > 0: events wait in `held` (READY not sent yet, or a guild being re-read) */
@@ -134,8 +217,15 @@ export class PersonSession {
   held: PreparedEvent[] = [];
   sink: SessionSink | undefined;
   ended = false;
-  /** D31: the replay buffer, entry of `s` at (s − 2) % REPLAY_MAX (null: a RESUMED marker) */
-  private ring: Array<PreparedEvent | null> = [];
+  /**
+   * D31: the replay buffer, entry of `s` at (s − 2) % REPLAY_MAX (null: a RESUMED marker).
+   * Allocated whole when the session opens: sessions that joined together get the same events,
+   * and arrays grown as they fill would all grow at the same event — at 10,000 sessions, tens of
+   * MiB allocated in one dispatch, and a long collection pause in the middle of a fan-out.
+   */
+  private ring: Array<PreparedEvent | null> = new Array<PreparedEvent | null>(REPLAY_MAX).fill(
+    null,
+  );
   /** the last `s` a socket was given before it dropped (replay must still reach past it) */
   sentAtDetach = 0;
   expiry: NodeJS.Timeout | undefined;
@@ -150,11 +240,8 @@ export class PersonSession {
   push(e: PreparedEvent | null): boolean {
     const s = ++this.seq;
     const pos = s - 2;
-    if (pos < REPLAY_MAX) {
-      this.ring.push(e);
-      return true;
-    }
     this.ring[pos % REPLAY_MAX] = e;
+    if (pos < REPLAY_MAX) return true;
     const evicted = s - REPLAY_MAX;
     return this.sink !== undefined || evicted <= this.sentAtDetach;
   }
@@ -163,6 +250,11 @@ export class PersonSession {
   canReplayFrom(seq: number): boolean {
     const oldest = Math.max(2, this.seq - REPLAY_MAX + 1);
     return seq >= 1 && seq <= this.seq && seq + 1 >= oldest;
+  }
+
+  /** The dispatch stored under `s`, if the buffer still holds it (null: a marker). */
+  entry(s: number): PreparedEvent | null {
+    return this.ring[(s - 2) % REPLAY_MAX] ?? null;
   }
 
   /** The frames after `seq`, with their original `s` (markers skipped). */
@@ -185,9 +277,28 @@ export interface HubDeps {
   log(err: unknown, msg: string): void;
 }
 
+/**
+ * Where a session's frames are assembled when several wait (reused while each write is taken at
+ * once; at most this much per write). A write a slow socket keeps holds on to one of these until
+ * that socket drains.
+ */
+const SCRATCH_BYTES = 64 * 1024;
+/** The writer yields to the loop after this long (see flushQueued). */
+const FLUSH_SLICE_MS = 5;
+
 export class PeopleHub {
   readonly sessions = new Map<string, PersonSession>();
+  /** sessions with dispatches after `sent`, in the order they got them; written once per turn */
+  private queue: PersonSession[] = [];
+  /** where the writer stands in `queue` (the sessions before it are written) */
+  private queueHead = 0;
+  private flushScheduled = false;
+  private scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   private readonly byGuild = new Map<number, Set<PersonSession>>();
+  /** channel → sessions whose view has it: a channel's event reaches exactly these */
+  private readonly byChannel = new Map<number, Set<PersonSession>>();
+  /** indexed sessions holding their events while a guild view is re-read */
+  private readonly holding = new Set<PersonSession>();
   private readonly byUser = new Map<number, Set<PersonSession>>();
   /** sessions whose READY is being built: they hold every event, filtered once READY is out */
   private readonly starting = new Set<PersonSession>();
@@ -220,10 +331,14 @@ export class PeopleHub {
   /** Not resumable any more: out of every index, buffer dropped. */
   end(s: PersonSession): void {
     if (s.ended) return;
+    // What it was given goes out before the close frame.
+    if (s.sink) this.flush(s);
     s.ended = true;
     clearTimeout(s.expiry);
     this.sessions.delete(s.id);
     this.starting.delete(s);
+    this.holding.delete(s);
+    for (const view of s.guilds.values()) this.unindex(s, view);
     for (const g of s.guilds.keys()) this.byGuild.get(g)?.delete(s);
     for (const g of s.guilds.keys()) if (this.byGuild.get(g)?.size === 0) this.byGuild.delete(g);
     s.guilds.clear();
@@ -257,8 +372,17 @@ export class PeopleHub {
     const a = e.audience;
     switch (a.kind) {
       case 'channel': {
-        const set = this.byGuild.get(a.guildId);
-        if (set) for (const s of set) this.offer(s, e);
+        if (e.guildId !== undefined) {
+          // A structural event (it changes views): every session of the guild, one by one.
+          const set = this.byGuild.get(a.guildId);
+          if (set) for (const s of set) this.offer(s, e);
+          break;
+        }
+        // Sessions re-reading a view hold all of the guild's events (filtered by the new view).
+        for (const s of this.holding) if (s.guilds.has(a.guildId)) s.held.push(e);
+        // The rest: the index says who sees the channel (D34's VIEW rule, applied in advance).
+        const set = this.byChannel.get(a.channelId);
+        if (set) for (const s of set) if (s.holds === 0) this.emit(s, e);
         break;
       }
       case 'guild': {
@@ -338,31 +462,143 @@ export class PeopleHub {
   }
 
   private emit(s: PersonSession, e: PreparedEvent): void {
+    // The buffer must still hold every dispatch not yet written: write them first if not.
+    if (s.sink && s.seq + 1 - s.sent > REPLAY_MAX) this.flush(s);
     if (!s.push(e)) {
       // Dropped, and its client missed more than the buffer holds: it cannot resume (op 9).
       this.end(s);
       return;
     }
-    s.sink?.sendFrame(frameOf(e, s.seq));
+    if (s.sink && !s.queued) {
+      s.queued = true;
+      this.queue.push(s);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flushQueued);
+      }
+    }
   }
 
-  /** Send a frame of the session's own (RESUMED) under the next `s`, kept as a replay marker. */
-  marker(s: PersonSession, build: (seq: number) => string): void {
+  /**
+   * The writer: sessions with news, in the order they got it, each given ONE write holding all
+   * its frames since the last. It runs after the loop's I/O (every event committed in the turn is
+   * in) and in slices of FLUSH_SLICE_MS, letting the loop take requests, commits and heartbeats
+   * between slices. An event that arrives while a sweep is under way joins the write of every
+   * session still waiting in it, so under load the writes per socket (the system calls that
+   * dominate a big fan-out) grow slower than the events, and the last socket of a sweep hears of
+   * an event one sweep after it, not two.
+   */
+  private readonly flushQueued = (): void => {
+    this.flushScheduled = false;
+    const q = this.queue;
+    const start = performance.now();
+    let i = this.queueHead;
+    while (i < q.length) {
+      const s = q[i++] as PersonSession;
+      s.queued = false;
+      this.flush(s);
+      if ((i & 63) === 0 && performance.now() - start >= FLUSH_SLICE_MS) break;
+    }
+    if (i < q.length) {
+      // Under steady load the writer never empties the list: drop the written part now and then.
+      if (i >= 4096 && i * 2 >= q.length) {
+        this.queue = q.slice(i);
+        i = 0;
+      }
+      this.queueHead = i;
+      this.flushScheduled = true;
+      setImmediate(this.flushQueued);
+    } else {
+      this.queue = [];
+      this.queueHead = 0;
+    }
+  };
+
+  /**
+   * Write the session's dispatches after `sent` now (before a frame of its own, a close, or when
+   * the buffer is about to overwrite them). Returns how many frames went out.
+   */
+  flush(s: PersonSession): number {
+    const sink = s.sink;
+    let n = s.sent + 1;
+    const to = s.seq;
+    s.sent = to;
+    if (!sink || n > to) return 0;
+    if (n === to) {
+      // The usual case: one frame, very often the same bytes as the previous session's.
+      const e = s.entry(n);
+      if (!e) return 0;
+      sink.sendFrame(sharedFrame(e, n), true);
+      return 1;
+    }
+    // Several (under load, or a replay): assembled in the scratch, up to its size per write.
+    let frames = 0;
+    let at = 0;
+    for (; n <= to; n++) {
+      const e = s.entry(n);
+      if (!e) continue;
+      frames++;
+      const len = frameLength(e, n);
+      if (at + len > SCRATCH_BYTES) {
+        if (at > 0) this.write(sink, at);
+        at = 0;
+        if (len > SCRATCH_BYTES) {
+          sink.sendFrame(frameOf(e, n), true);
+          continue;
+        }
+      }
+      at = frameInto(e, n, this.scratch, at);
+    }
+    if (at > 0) this.write(sink, at);
+    return frames;
+  }
+
+  private write(sink: SessionSink, bytes: number): void {
+    const taken = sink.sendFrame(this.scratch.subarray(0, bytes));
+    // Kept by the socket (a slow reader): the scratch is its now.
+    if (taken !== true) this.scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+  }
+
+  /**
+   * A frame of the session's own (RESUMED) under the next `s`, after every dispatch before it (a
+   * resume's replay: `sent` is where the client stands), kept in the buffer as a marker.
+   */
+  marker(s: PersonSession, build: (seq: number, written: number) => string): void {
+    const written = this.flush(s);
     s.push(null);
-    s.sink?.send(build(s.seq));
+    s.sent = s.seq;
+    s.sink?.send(build(s.seq, written));
   }
 
   // Views of guilds
 
   private setGuild(s: PersonSession, g: number, visible: ReadonlySet<number> | null): void {
+    this.unindex(s, s.guilds.get(g));
     s.guilds.set(g, visible);
+    if (visible)
+      for (const c of visible) {
+        let set = this.byChannel.get(c);
+        if (!set) this.byChannel.set(c, (set = new Set()));
+        set.add(s);
+      }
     let set = this.byGuild.get(g);
     if (!set) this.byGuild.set(g, (set = new Set()));
     set.add(s);
   }
 
+  private unindex(s: PersonSession, view: ReadonlySet<number> | null | undefined): void {
+    if (!view) return;
+    for (const c of view) {
+      const set = this.byChannel.get(c);
+      set?.delete(s);
+      if (set?.size === 0) this.byChannel.delete(c);
+    }
+  }
+
   private dropGuild(s: PersonSession, g: number): void {
-    if (!s.guilds.delete(g)) return;
+    if (!s.guilds.has(g)) return;
+    this.unindex(s, s.guilds.get(g));
+    s.guilds.delete(g);
     const set = this.byGuild.get(g);
     set?.delete(s);
     if (set?.size === 0) this.byGuild.delete(g);
@@ -372,6 +608,7 @@ export class PeopleHub {
   private refresh(s: PersonSession, g: number, joining: boolean): void {
     if (joining && !s.guilds.has(g)) this.setGuild(s, g, null);
     s.holds++;
+    if (!this.starting.has(s)) this.holding.add(s);
     let set = this.toRefresh.get(g);
     if (!set) this.toRefresh.set(g, (set = new Set()));
     set.add(s);
@@ -417,5 +654,6 @@ export class PeopleHub {
     while (i < held.length && s.holds === 0 && !s.ended)
       this.process(s, held[i++] as PreparedEvent);
     s.held = i < held.length ? held.slice(i) : [];
+    if (s.holds === 0) this.holding.delete(s);
   }
 }

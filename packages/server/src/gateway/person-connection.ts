@@ -99,16 +99,16 @@ export class PersonConnection implements SessionSink {
     if (!s.canReplayFrom(r.seq)) return false;
     clearTimeout(s.expiry);
     s.expiry = undefined;
-    const frames = s.replayFrom(r.seq);
     this.session = s;
     s.sink = this;
-    for (const f of frames) this.link.sendFrame(f);
-    hub.marker(s, (seq) =>
+    // The replay: every dispatch after the client's `seq`, in one write, then RESUMED.
+    s.sent = r.seq;
+    hub.marker(s, (seq, replayed) =>
       JSON.stringify({
         op: GatewayOp.DISPATCH,
         t: 'RESUMED',
         s: seq,
-        d: { sessionId: s.id, replayed: frames.length },
+        d: { sessionId: s.id, replayed },
       }),
     );
     return true;
@@ -134,6 +134,7 @@ export class PersonConnection implements SessionSink {
       return;
     }
     session.seq = 1;
+    session.sent = 1;
     session.sink = this;
     // D31: READY is s = 1.
     this.link.send(JSON.stringify({ op: GatewayOp.DISPATCH, t: 'READY', s: 1, d: ready }));
@@ -149,8 +150,8 @@ export class PersonConnection implements SessionSink {
     this.link.send(frame);
   }
 
-  sendFrame(frame: Buffer): void {
-    this.link.sendFrame(frame);
+  sendFrame(frame: Buffer, immutable?: boolean): boolean {
+    return this.link.sendFrame(frame, immutable);
   }
 
   close(code: number, reason: string): void {
@@ -160,6 +161,7 @@ export class PersonConnection implements SessionSink {
   /** Node shutdown: op 7, then close (the app reconnects to any node: op 9 there, fresh READY). */
   reconnect(): void {
     if (this.closedState) return;
+    if (this.session?.sink === this) this.deps.hub.flush(this.session);
     this.link.send(RECONNECT_FRAME);
     this.close(Close.SERVICE_RESTART, 'server restarting');
   }

@@ -136,19 +136,33 @@ export class SocketLink {
   }
 
   /**
-   * A complete WebSocket frame, already framed (people-hub.ts frameOf), written to the socket as
-   * it is: one write per recipient instead of ws's header, list and cork per frame. Safe beside
+   * Complete WebSocket frames, already framed (people-hub.ts frameInto), written to the socket as
+   * they are: one write per recipient instead of ws's header, list and cork per frame. Safe beside
    * ws's own writes: without per-message deflate ws writes each frame whole and synchronously.
+   * Returns true when the bytes were taken at once — copied to the kernel by a write that
+   * completed synchronously, copied here, or dropped with a closed socket — so the caller may
+   * reuse the buffer; false when the socket keeps it until it can write (a slow reader).
+   * `immutable`: the caller never changes `frames`, so the socket may keep it without a copy.
    */
-  sendFrame(frame: Buffer): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
+  sendFrame(frames: Buffer, immutable = false): boolean {
+    if (this.ws.readyState !== this.ws.OPEN) return true;
     const socket = this.socket;
     if (!socket) {
-      this.ws.send(unframe(frame), TEXT);
-      return;
+      for (const payload of unframe(frames)) this.ws.send(Buffer.from(payload), TEXT);
+      return true;
     }
-    corkForTurn(this);
-    socket.write(frame);
+    if (immutable) {
+      socket.write(frames);
+      return true;
+    }
+    if (socket.writableLength > 0 || socket.writableCorked > 0) {
+      // Queued behind other bytes: a copy of its own, so the caller's buffer stays free.
+      socket.write(Buffer.from(frames));
+      return true;
+    }
+    socket.write(frames);
+    // 0: the write went to the kernel synchronously; else the socket holds `frames`.
+    return socket.writableLength === 0;
   }
 
   /** Close with a D33 code (once); the peer gets CLOSE_GRACE_MS to answer. */
@@ -169,10 +183,23 @@ export class SocketLink {
 
 const TEXT = { binary: false } as const;
 
-/** The payload of a frame built by frameOf (for a link without its raw socket: tests, tools). */
-function unframe(frame: Buffer): Buffer {
-  const len = (frame[1] as number) & 0x7f;
-  return frame.subarray(len < 126 ? 2 : len === 126 ? 4 : 10);
+/** The payloads of frames built by frameInto (for a link without its raw socket: tests, tools). */
+function unframe(frames: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  while (at < frames.length) {
+    const len7 = (frames[at + 1] as number) & 0x7f;
+    const head = len7 < 126 ? 2 : len7 === 126 ? 4 : 10;
+    const len =
+      len7 < 126
+        ? len7
+        : len7 === 126
+          ? frames.readUInt16BE(at + 2)
+          : Number(frames.readBigUInt64BE(at + 2));
+    out.push(frames.subarray(at + head, at + head + len));
+    at += head + len;
+  }
+  return out;
 }
 
 /**
