@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PeopleAudience, PeopleDispatch } from '../domain/events/recorder.js';
 import { guildAccess } from '../domain/guilds/guild-access.js';
 import type { Db } from '../storage/db.js';
+import { frameInto, frameLength, frameOf, frameParts, type FrameParts } from './frame-template.js';
 
 /**
  * D51 fan-out of people's events on one node (ARCHITECTURE habit 10: one event, many sockets).
@@ -31,17 +32,14 @@ import type { Db } from '../storage/db.js';
 export const REPLAY_MAX = 512;
 
 /** An event ready to send: `{"op":0,"t":…,"s":` + s + `,"d":…}` with only `s` per session. */
-export interface PreparedEvent {
+/** A people's event ready for fan-out: its frame parts (frame-template.ts) and who it concerns. */
+export interface PreparedEvent extends FrameParts {
   readonly type: string;
   readonly audience: PeopleAudience;
-  readonly prefix: Buffer;
-  readonly suffix: Buffer;
   /** the user a member event is about (GUILD_MEMBER_ADD/REMOVE/UPDATE) */
   readonly subject: number | undefined;
   /** the guild a structural event changes */
   readonly guildId: number | undefined;
-  /** whole frames with `s` zeroed, one per digit count of `s` (built on first use) */
-  readonly templates: Array<Buffer | undefined>;
   /** the last frame built whole (sharedFrame), for the next session at the same `s` */
   shared: Buffer | undefined;
   sharedS: number;
@@ -85,11 +83,9 @@ export function prepare(e: PeopleDispatch): PreparedEvent {
   return {
     type: e.type,
     audience: e.audience,
-    prefix: Buffer.from(`{"op":0,"t":${JSON.stringify(e.type)},"s":`),
-    suffix: Buffer.from(`,"d":${e.data}}`),
+    ...frameParts(e.type, e.data),
     subject,
     guildId,
-    templates: [],
     shared: undefined,
     sharedS: 0,
   };
@@ -105,74 +101,6 @@ const parse = (data: string): Record<string, unknown> | undefined => {
 };
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 const numberField = (data: string, key: string): number | undefined => num(parse(data)?.[key]);
-
-/** How many decimal digits `s` has (1 for 0…9). */
-export function digitCount(s: number): number {
-  let w = 1;
-  for (let v = s; v >= 10; v = div10(v)) w++;
-  return w;
-}
-
-const div10 = (v: number): number => (v < 0x80000000 ? (v / 10) | 0 : Math.floor(v / 10));
-
-/**
- * The event's complete WebSocket text frame (RFC 6455 header, unmasked as servers send) for an
- * `s` of `width` digits, with the digits zeroed; built once per event and width, then copied and
- * patched per recipient (frameInto). Only the digits differ between sessions, and most sessions
- * of a fan-out have `s` of the same width, so one event usually builds one template.
- */
-function template(e: PreparedEvent, width: number): Buffer {
-  const cached = e.templates[width];
-  if (cached) return cached;
-  const n = e.prefix.length + width + e.suffix.length;
-  const h = n < 126 ? 2 : n < 65_536 ? 4 : 10;
-  const buf = Buffer.allocUnsafe(h + n);
-  buf[0] = 0x81; // FIN + text
-  if (h === 2) buf[1] = n;
-  else if (h === 4) {
-    buf[1] = 126;
-    buf.writeUInt16BE(n, 2);
-  } else {
-    buf[1] = 127;
-    buf.writeBigUInt64BE(BigInt(n), 2);
-  }
-  e.prefix.copy(buf, h);
-  buf.fill(0x30, h + e.prefix.length, h + e.prefix.length + width);
-  e.suffix.copy(buf, h + e.prefix.length + width);
-  e.templates[width] = buf;
-  return buf;
-}
-
-/** Bytes of the event's frame under `s`. */
-export function frameLength(e: PreparedEvent, s: number): number {
-  return template(e, digitCount(s)).length;
-}
-
-/**
- * Writes the event's frame under `s` into `target` at `at` (room checked by the caller):
- * one copy of the template and the digits patched in place. Returns the offset after it.
- */
-export function frameInto(e: PreparedEvent, s: number, target: Buffer, at: number): number {
-  const width = digitCount(s);
-  const t = template(e, width);
-  target.set(t, at);
-  // The digits sit just before the suffix, at the template's end.
-  let p = at + t.length - e.suffix.length - 1;
-  let v = s;
-  for (let i = 0; i < width; i++) {
-    const q = div10(v);
-    target[p--] = 0x30 + (v - q * 10);
-    v = q;
-  }
-  return at + t.length;
-}
-
-/** The event's frame under `s` as a buffer of its own (replays, tests). */
-export function frameOf(e: PreparedEvent, s: number): Buffer {
-  const buf = Buffer.allocUnsafe(frameLength(e, s));
-  frameInto(e, s, buf, 0);
-  return buf;
-}
 
 /**
  * The event's frame under `s`, shared by every session that gets it at the same `s` (sessions

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { digitCount, frameInto, frameLength, frameOf } from '../../src/gateway/frame-template.js';
 import {
-  digitCount,
-  frameInto,
-  frameLength,
-  frameOf,
   PeopleHub,
   prepare,
   REPLAY_MAX,

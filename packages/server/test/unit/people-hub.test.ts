@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { frameOf, PersonSession, prepare, REPLAY_MAX } from '../../src/gateway/people-hub.js';
+import { frameOf } from '../../src/gateway/frame-template.js';
+import { PersonSession, prepare, REPLAY_MAX } from '../../src/gateway/people-hub.js';
 
 // D51 fan-out pieces: the frame built around `s` (one copy per recipient, never a
 // serialization) and the bounded replay buffer behind a person's resume.
