@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../storage/db.js';
 import { isPostgres, rawQuery } from '../storage/raw-sql.js';
 
@@ -27,7 +28,7 @@ export interface LogRow extends LogKey {
   readonly type: string;
   /** the event's `data`, JSON text serialized once */
   readonly data: string;
-  /** `,1,5,9,` */
+  /** `,1,5,9,` (stored once per distinct set: recipient_sets) */
   readonly recipients: string;
   readonly createdAt: number;
 }
@@ -59,10 +60,30 @@ export function parseRecipients(text: string): number[] {
   return out;
 }
 
+/**
+ * The id of the recipient set `bots` (`,1,5,9,`), written if new, inside the writer's
+ * transaction (a rollback takes a new set with it: remember an id only after commit).
+ */
+export async function recipientSet(trx: Db, bots: string): Promise<number> {
+  const hash = createHash('sha256').update(bots).digest('hex');
+  await rawQuery(
+    trx,
+    'insert into "recipient_sets" ("hash", "bots") values (?, ?) on conflict ("hash") do nothing',
+    [hash, bots],
+  );
+  const [r] = await rawQuery<{ id: number }>(
+    trx,
+    'select "id" from "recipient_sets" where "hash" = ?',
+    [hash],
+  );
+  if (!r) throw new Error('recipient set not written');
+  return Number(r.id);
+}
+
 /** Append an event inside the writer's transaction; returns its key. */
 export async function appendEvent(
   trx: Db,
-  e: { type: string; data: string; recipients: string; now: number },
+  e: { type: string; data: string; recipientSet: number; now: number },
 ): Promise<LogKey> {
   const rows = await rawQuery<{ pos: number; xid: number }>(
     trx,
@@ -71,7 +92,7 @@ export async function appendEvent(
           'values (pg_current_xact_id()::text::bigint, ?, ?, ?, ?) returning "pos", "xid"'
       : 'insert into "event_log" ("xid", "type", "data", "recipients", "created_at") ' +
           'values (0, ?, ?, ?, ?) returning "pos", "xid"',
-    [e.type, e.data, e.recipients, e.now],
+    [e.type, e.data, e.recipientSet, e.now],
   );
   const r = rows[0];
   if (!r) throw new Error('event_log insert returned nothing');
@@ -133,8 +154,11 @@ export async function readLog(
       db,
       'with "h" as (select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as "h") ' +
         'select "h"."h", "e".* from "h" left join lateral (' +
-        'select "pos", "xid", "type", "data", "recipients", "created_at" from "event_log" ' +
-        'where ("xid", "pos") >= (?, ?) and "xid" < "h"."h" order by "xid", "pos" limit ?' +
+        'select "l"."pos", "l"."xid", "l"."type", "l"."data", "r"."bots" as "recipients", ' +
+        '"l"."created_at" from "event_log" as "l" ' +
+        'join "recipient_sets" as "r" on "r"."id" = "l"."recipients" ' +
+        'where ("l"."xid", "l"."pos") >= (?, ?) and "l"."xid" < "h"."h" ' +
+        'order by "l"."xid", "l"."pos" limit ?' +
         ') "e" on true',
       [from.xid, from.pos, limit],
     );
@@ -146,8 +170,10 @@ export async function readLog(
   }
   const raw = await rawQuery<RawRow>(
     db,
-    'select "pos", "xid", "type", "data", "recipients", "created_at" from "event_log" ' +
-      'where "pos" >= ? order by "pos" limit ?',
+    'select "l"."pos", "l"."xid", "l"."type", "l"."data", "r"."bots" as "recipients", ' +
+      '"l"."created_at" from "event_log" as "l" ' +
+      'join "recipient_sets" as "r" on "r"."id" = "l"."recipients" ' +
+      'where "l"."pos" >= ? order by "l"."pos" limit ?',
     [from.pos, limit],
   );
   const rows = raw.map(toRow);
@@ -166,21 +192,24 @@ export async function readBotLog(
 ): Promise<LogRow[]> {
   const select =
     cols === 'keys'
-      ? `select "pos", "xid", '' as "type", '' as "data", '' as "recipients", 0 as "created_at"`
-      : 'select "pos", "xid", "type", "data", "recipients", "created_at"';
+      ? `select "l"."pos", "l"."xid", '' as "type", '' as "data", '' as "recipients", 0 as "created_at"`
+      : 'select "l"."pos", "l"."xid", "l"."type", "l"."data", "r"."bots" as "recipients", "l"."created_at"';
+  // The bot's sets: few, and scanned once per read.
+  const from_ =
+    'from "event_log" as "l" join "recipient_sets" as "r" on "r"."id" = "l"."recipients" ' +
+    'and "r"."bots" like ?';
   const like = `%,${botId},%`;
   const raw = isPostgres(db)
     ? await rawQuery<RawRow>(
         db,
-        `${select} from "event_log" where ("xid", "pos") >= (?, ?) and ("xid", "pos") < (?, ?) ` +
-          'and "recipients" like ? order by "xid", "pos" limit ?',
-        [from.xid, from.pos, to.xid, to.pos, like, limit],
+        `${select} ${from_} where ("l"."xid", "l"."pos") >= (?, ?) and ("l"."xid", "l"."pos") < (?, ?) ` +
+          'order by "l"."xid", "l"."pos" limit ?',
+        [like, from.xid, from.pos, to.xid, to.pos, limit],
       )
     : await rawQuery<RawRow>(
         db,
-        `${select} from "event_log" where "pos" >= ? and "pos" < ? and "recipients" like ? ` +
-          'order by "pos" limit ?',
-        [from.pos, to.pos, like, limit],
+        `${select} ${from_} where "l"."pos" >= ? and "l"."pos" < ? order by "l"."pos" limit ?`,
+        [like, from.pos, to.pos, limit],
       );
   return raw.map(toRow);
 }

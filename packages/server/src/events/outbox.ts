@@ -12,7 +12,7 @@ import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db } from '../storage/db.js';
 import type { CommitHooks } from './commit-hooks.js';
-import { appendEvent, recipientsText, type LogRow } from './log.js';
+import { appendEvent, recipientSet, recipientsText, type LogRow } from './log.js';
 import { serializeData, webhookBody } from './serialize.js';
 
 /**
@@ -60,14 +60,28 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     if (bots.length === 0) return;
     const now = this.o.clock.now();
     const recipients = recipientsOf(bots);
-    const key = await appendEvent(trx, { type, data, recipients, now });
-    const row: LogRow = { ...key, type, data, recipients, createdAt: now };
     const hooks = this.o.hooks;
+    let set = this.sets.get(recipients);
+    if (set === undefined) {
+      const id = (set = await recipientSet(trx, recipients));
+      // Known only once committed: a rollback may take a new set's row with it.
+      hooks.afterCommit(trx, () => this.rememberSet(recipients, id));
+    }
+    const key = await appendEvent(trx, { type, data, recipientSet: set, now });
+    const row: LogRow = { ...key, type, data, recipients, createdAt: now };
     hooks.afterCommit(trx, () => this.o.committed([row]));
     const webhooks = this.o.webhooks;
     // D38: webhooks go to every recipient, connected or not.
     if (webhooks && (await webhooks.enqueue(trx, type, webhookBody(type, data), bots)) > 0)
       hooks.afterCommit(trx, () => webhooks.committed());
+  }
+
+  /** recipient sets known to be committed (sets never change): recipients text → id */
+  private readonly sets = new Map<string, number>();
+
+  private rememberSet(recipients: string, id: number): void {
+    if (this.sets.size >= 10_000) this.sets.clear();
+    this.sets.set(recipients, id);
   }
 
   async botTokenReset(trx: Db, botId: number): Promise<void> {

@@ -152,6 +152,7 @@ const NO_DERIVED_DATA = new Set([
   'messages',
   'event_log',
   'event_log_pruned',
+  'recipient_sets',
   'gateway_claims',
   'gateway_sessions',
   'webhook_deliveries',

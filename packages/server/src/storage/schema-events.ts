@@ -13,9 +13,18 @@ export interface EventLogTable {
   xid: number;
   type: string;
   data: string;
-  /** `,1,5,9,`: the recipient bot ids, ascending, comma-delimited at both ends */
-  recipients: string;
+  /** the recipient_sets row naming its recipient bots */
+  recipients: number;
   created_at: number;
+}
+
+/** A set of recipient bots, written once and shared by every event with the same recipients. */
+export interface RecipientSetsTable {
+  id: number;
+  /** SHA-256 (hex) of `bots` */
+  hash: string;
+  /** `,1,5,9,`: the bot ids, ascending, comma-delimited at both ends */
+  bots: string;
 }
 
 /** One row (id 1): log rows with a key below (xid, pos) may have been pruned. */
@@ -57,6 +66,7 @@ export interface GatewaySessionsTable {
 export interface EventsTables {
   event_log: EventLogTable;
   event_log_pruned: EventLogPrunedTable;
+  recipient_sets: RecipientSetsTable;
   gateway_claims: GatewayClaimsTable;
   gateway_sessions: GatewaySessionsTable;
 }

@@ -173,7 +173,11 @@ dbDescribe('events outbox (D36)', () => {
           await d.db
             .selectFrom('event_log')
             .select((eb) => eb.fn.countAll<number | string>().as('n'))
-            .$if(botId !== undefined, (q) => q.where('recipients', 'like', `%,${botId},%`))
+            .$if(botId !== undefined, (q) =>
+              q.where('recipients', 'in', (eb) =>
+                eb.selectFrom('recipient_sets').select('id').where('bots', 'like', `%,${botId},%`),
+              ),
+            )
             .executeTakeFirstOrThrow()
         ).n,
       );

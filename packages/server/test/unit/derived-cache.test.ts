@@ -118,7 +118,7 @@ describe('DerivedCache over SQLite (storage/db.ts version)', () => {
         .catch(() => undefined); // foreign keys may refuse it; the version must not move anyway
       await trx
         .insertInto('event_log')
-        .values({ pos: 11, xid: 0, type: 'T', data: '{}', recipients: ',1,', created_at: 0 })
+        .values({ pos: 11, xid: 0, type: 'T', data: '{}', recipients: 1, created_at: 0 })
         .execute();
       await trx.insertInto('gateway_claims').values({ bot_id: 1, n: 1 }).execute();
       await sql`select 1`.execute(trx);

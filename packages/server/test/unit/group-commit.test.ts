@@ -35,7 +35,7 @@ describe('group commit (SQLite)', () => {
   const addEvent = (trx: Db, id: number) =>
     trx
       .insertInto('event_log')
-      .values({ pos: id, xid: 0, type: 'T', data: '{}', recipients: ',', created_at: 0 })
+      .values({ pos: id, xid: 0, type: 'T', data: '{}', recipients: 0, created_at: 0 })
       .execute();
   const stored = async (ids: number[]) =>
     (

@@ -2,7 +2,8 @@ import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
 
 /**
  * Issue 15: one commit-ordered event log replaces the per-bot streams (events/log.ts).
- * `event_log` holds each event once with its recipients; per-session numbering is derived at
+ * `event_log` holds each event once with its recipients (a reference to a `recipient_sets` row:
+ * the same few sets recur, and a list of 100 bot ids would be 1.7 KB on every event); per-session numbering is derived at
  * dispatch and checkpointed in `gateway_sessions.marks`, so recording an event costs one row
  * whatever the number of recipients. `gateway_claims` keeps D29's "newest connection wins" order
  * (one row per bot, written only when a connection takes a session, never per event).
@@ -21,8 +22,15 @@ export const migration: Migration = {
         "xid" bigint not null,
         "type" text not null,
         "data" text not null,
-        "recipients" text not null,
+        "recipients" bigint not null,
         "created_at" bigint not null
+      )`.execute(db);
+    // Sets never change once written; `hash` (SHA-256 of `bots`) is the unique key, since a long
+    // list would exceed an index entry's size on PostgreSQL.
+    await sql`create table "recipient_sets" (
+        "id" ${sql.raw(pg ? 'bigserial primary key' : 'integer primary key autoincrement')},
+        "hash" text not null unique,
+        "bots" text not null
       )`.execute(db);
     if (pg)
       await db.schema
