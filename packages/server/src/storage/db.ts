@@ -125,7 +125,12 @@ function cachedStatements(sqlite: SQLite.Database, writes: WriteCounter): Sqlite
     close: () => {
       sqlite.close();
     },
-    prepare: (text: string) => {
+    prepare: (sqlText: string) => {
+      // A deferred BEGIN starts as a reader; if another process (the CLI, a second server) commits
+      // before its first write, the upgrade fails with "database is locked" at once — the busy
+      // timeout is never consulted for a stale snapshot. IMMEDIATE takes the write lock at BEGIN,
+      // where the busy timeout waits for it.
+      const text = /^\s*begin\s*$/i.test(sqlText) ? 'begin immediate' : sqlText;
       let stmt = cache.get(text);
       if (stmt === undefined) {
         stmt = writes.watch(text, sqlite.prepare(text));
