@@ -43,6 +43,54 @@ export interface PreparedEvent extends FrameParts {
   /** the last frame built whole (sharedFrame), for the next session at the same `s` */
   shared: Buffer | undefined;
   sharedS: number;
+  /** its number in the hub's EventTable (0 until a session takes it) */
+  no: number;
+  /** how many replay-buffer slots refer to it (EventTable) */
+  refs: number;
+}
+
+/**
+ * The events that sessions' replay buffers refer to, by number. A buffer holds numbers in a
+ * typed array, not references: at 10,000 sessions an event stored as a reference in every
+ * buffer made 10,000 old-to-new pointers for the young-generation collector to visit (and a
+ * write barrier each) — the largest cost of the fan-out after the socket writes themselves. An
+ * event stays here while any slot refers to it (counted per slot, no barrier: a small integer).
+ */
+export class EventTable {
+  private next = 1;
+  private readonly byNo = new Map<number, PreparedEvent>();
+  /** the event released last: sessions that got the same events evict the same one in turn */
+  private last: PreparedEvent | undefined;
+
+  /** One more slot refers to `e`; returns its number. */
+  ref(e: PreparedEvent): number {
+    if (e.refs++ === 0) {
+      if (e.no === 0) e.no = this.next++;
+      this.byNo.set(e.no, e);
+    }
+    return e.no;
+  }
+
+  get(no: number): PreparedEvent | undefined {
+    const last = this.last;
+    return last !== undefined && last.no === no ? last : this.byNo.get(no);
+  }
+
+  /** A slot no longer refers to event `no`. */
+  release(no: number): void {
+    const e = this.get(no);
+    if (!e) return;
+    this.last = e;
+    if (--e.refs === 0) {
+      this.byNo.delete(no);
+      this.last = undefined;
+    }
+  }
+
+  /** events some replay buffer still refers to (tests, metrics) */
+  get size(): number {
+    return this.byNo.size;
+  }
 }
 
 /** Types after which a session's view of a guild is re-read (D51; guildadmin emits these). */
@@ -88,6 +136,8 @@ export function prepare(e: PeopleDispatch): PreparedEvent {
     guildId,
     shared: undefined,
     sharedS: 0,
+    no: 0,
+    refs: 0,
   };
 }
 
@@ -146,14 +196,13 @@ export class PersonSession {
   sink: SessionSink | undefined;
   ended = false;
   /**
-   * D31: the replay buffer, entry of `s` at (s − 2) % REPLAY_MAX (null: a RESUMED marker).
-   * Allocated whole when the session opens: sessions that joined together get the same events,
-   * and arrays grown as they fill would all grow at the same event — at 10,000 sessions, tens of
-   * MiB allocated in one dispatch, and a long collection pause in the middle of a fan-out.
+   * D31: the replay buffer: the EventTable number of the dispatch of `s` at (s − 2) % REPLAY_MAX
+   * (0: a RESUMED marker, or nothing yet). Numbers in a typed array, not references (see
+   * EventTable), allocated whole when the session opens: sessions that joined together get the
+   * same events, and arrays grown as they fill would all grow at the same event — at 10,000
+   * sessions, tens of MiB allocated in one dispatch and a long collection pause mid fan-out.
    */
-  private ring: Array<PreparedEvent | null> = new Array<PreparedEvent | null>(REPLAY_MAX).fill(
-    null,
-  );
+  private ring: Float64Array = new Float64Array(REPLAY_MAX);
   /** the last `s` a socket was given before it dropped (replay must still reach past it) */
   sentAtDetach = 0;
   expiry: NodeJS.Timeout | undefined;
@@ -162,13 +211,20 @@ export class PersonSession {
     readonly userId: number,
     /** SHA-256 of the session token (D47: its end closes the connection with 4004) */
     readonly tokenHash: string,
+    /** the hub's events, which the replay buffer refers to by number */
+    private readonly events: EventTable,
   ) {}
 
   /** Store `e` under the next `s`; false when that evicts a dispatch no socket ever got. */
   push(e: PreparedEvent | null): boolean {
+    // Ended: its buffer is gone (dropReplay), nothing is kept for it any more.
+    if (this.ended) return true;
     const s = ++this.seq;
     const pos = s - 2;
-    this.ring[pos % REPLAY_MAX] = e;
+    const slot = pos % REPLAY_MAX;
+    const old = this.ring[slot];
+    this.ring[slot] = e ? this.events.ref(e) : 0;
+    if (old) this.events.release(old);
     if (pos < REPLAY_MAX) return true;
     const evicted = s - REPLAY_MAX;
     return this.sink !== undefined || evicted <= this.sentAtDetach;
@@ -182,21 +238,24 @@ export class PersonSession {
 
   /** The dispatch stored under `s`, if the buffer still holds it (null: a marker). */
   entry(s: number): PreparedEvent | null {
-    return this.ring[(s - 2) % REPLAY_MAX] ?? null;
+    const no = this.ring[(s - 2) % REPLAY_MAX] as number;
+    return no === 0 ? null : (this.events.get(no) ?? null);
   }
 
   /** The frames after `seq`, with their original `s` (markers skipped). */
   replayFrom(seq: number): Buffer[] {
     const out: Buffer[] = [];
     for (let s = seq + 1; s <= this.seq; s++) {
-      const e = this.ring[(s - 2) % REPLAY_MAX];
+      const e = this.entry(s);
       if (e) out.push(frameOf(e, s));
     }
     return out;
   }
 
+  /** Ended: the buffer's events are released (the table keeps only what some buffer holds). */
   dropReplay(): void {
-    this.ring = [];
+    for (const no of this.ring) if (no !== 0) this.events.release(no);
+    this.ring = new Float64Array(0);
   }
 }
 
@@ -216,6 +275,8 @@ const FLUSH_SLICE_MS = 5;
 
 export class PeopleHub {
   readonly sessions = new Map<string, PersonSession>();
+  /** the events sessions' replay buffers refer to */
+  readonly events = new EventTable();
   /** sessions with dispatches after `sent`, in the order they got them; written once per turn */
   private queue: PersonSession[] = [];
   /** where the writer stands in `queue` (the sessions before it are written) */
@@ -238,7 +299,7 @@ export class PeopleHub {
 
   /** A fresh session, holding events until `started` (its READY goes out first). */
   open(userId: number, tokenHash: string): PersonSession {
-    const s = new PersonSession(userId, tokenHash);
+    const s = new PersonSession(userId, tokenHash, this.events);
     this.sessions.set(s.id, s);
     // Not in the indexes yet: until READY it takes every event from `starting` (filtered then).
     this.starting.add(s);

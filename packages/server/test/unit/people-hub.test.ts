@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { frameOf } from '../../src/gateway/frame-template.js';
-import { PersonSession, prepare, REPLAY_MAX } from '../../src/gateway/people-hub.js';
+import { EventTable, PersonSession, prepare, REPLAY_MAX } from '../../src/gateway/people-hub.js';
 
 // D51 fan-out pieces: the frame built around `s` (one copy per recipient, never a
 // serialization) and the bounded replay buffer behind a person's resume.
@@ -51,7 +51,7 @@ describe('people hub frames and replay (D51)', () => {
   });
 
   it('the replay buffer serves every dispatch after seq while it holds them, and says when it cannot', () => {
-    const s = new PersonSession(1, 'hash');
+    const s = new PersonSession(1, 'hash', new EventTable());
     s.seq = 1; // READY
     s.sink = { send: () => {}, sendFrame: () => {}, close: () => {} };
     const e = ev('{"n":1}');
@@ -73,11 +73,53 @@ describe('people hub frames and replay (D51)', () => {
   });
 
   it('a marker (RESUMED) takes an s but is not replayed', () => {
-    const s = new PersonSession(1, 'hash');
+    const s = new PersonSession(1, 'hash', new EventTable());
     s.seq = 1;
     s.push(ev('{"n":1}'));
     s.push(null);
     s.push(ev('{"n":2}'));
     expect(s.replayFrom(1).map((b) => JSON.parse(decode(b).text).s)).toEqual([2, 4]);
+  });
+
+  it('the event table keeps an event exactly while some replay buffer refers to it', () => {
+    const table = new EventTable();
+    const a = new PersonSession(1, 'a', table);
+    const b = new PersonSession(2, 'b', table);
+    a.seq = b.seq = 1;
+    const first = ev('{"n":0}');
+    a.push(first);
+    b.push(first);
+    expect(first.refs).toBe(2);
+    expect(table.size).toBe(1);
+    // Filling both buffers evicts `first` from each: the table lets go of it with the last slot.
+    for (let i = 1; i < REPLAY_MAX; i++) {
+      const e = ev(`{"n":${i}}`);
+      a.push(e);
+      b.push(e);
+    }
+    expect(table.size).toBe(REPLAY_MAX);
+    const next = ev('{"n":"next"}');
+    a.push(next);
+    expect(first.refs).toBe(1);
+    expect(table.size).toBe(REPLAY_MAX + 1); // b still holds `first`
+    b.push(next);
+    expect(first.refs).toBe(0);
+    expect(table.size).toBe(REPLAY_MAX);
+    // The frames come back through the table with their own `s`.
+    expect(JSON.parse(decode(a.replayFrom(a.seq - 1)[0] as Buffer).text)).toStrictEqual({
+      op: 0,
+      t: 'MESSAGE_CREATE',
+      s: a.seq,
+      d: { n: 'next' },
+    });
+    // An ended session's buffer is released; one ended session does not free the other's events.
+    a.ended = true;
+    a.dropReplay();
+    expect(table.size).toBe(REPLAY_MAX);
+    b.ended = true;
+    b.dropReplay();
+    expect(table.size).toBe(0);
+    expect(b.push(ev('{}'))).toBe(true); // ended: nothing kept
+    expect(table.size).toBe(0);
   });
 });
