@@ -6,17 +6,27 @@
  * Exact, not eventually consistent: any write that could change such a row, by this process or
  * another, changes the version, and the whole cache is dropped at the next lookup. A value
  * loaded while the version moved is returned but not kept, so a read that raced a write is never
- * served later. Where the database cannot tell (PostgreSQL, with other nodes writing), nothing is
- * kept and every lookup loads.
+ * served later. SQLite's version is this process's write count plus the file's data_version
+ * (storage/db.ts); PostgreSQL's is a sequence every node bumps after such a commit, read once
+ * per lookup (storage/pg-version.ts).
  *
  * Values are shared between callers: they are frozen and must be treated as read-only.
  */
+export interface CacheVersion {
+  /** the database's version now (NaN: it cannot tell — load, and keep nothing) */
+  read(): number | Promise<number>;
+  /** false while a value loaded now might include writes not yet committed */
+  storable(): boolean;
+}
+
 export class DerivedCache {
   private readonly values = new Map<string, unknown>();
   private at: number | undefined;
+  /** values loaded from the database (not served from memory): tests and metrics */
+  loads = 0;
 
   constructor(
-    private readonly version: (() => number) | null,
+    private readonly version: CacheVersion | null,
     /** entries before the cache starts over (a bound on memory, not a tuning knob) */
     private readonly max = 50_000,
   ) {}
@@ -26,16 +36,26 @@ export class DerivedCache {
   }
 
   async get<T>(key: string, load: () => Promise<T>): Promise<T> {
-    if (this.version === null) return load();
-    const before = this.version();
+    const version = this.version;
+    if (version === null) {
+      this.loads++;
+      return load();
+    }
+    // SQLite answers at once; PostgreSQL's read is a query (awaited only then).
+    const read = version.read();
+    const before = typeof read === 'number' ? read : await read;
     if (before !== this.at) {
       this.values.clear();
       this.at = before;
     } else if (this.values.has(key)) {
       return this.values.get(key) as T;
     }
+    this.loads++;
     const value = await load();
-    if (this.version() === before && this.at === before) {
+    const again = version.read();
+    const after = typeof again === 'number' ? again : await again;
+    // NaN (cannot tell) never equals itself: nothing is kept then.
+    if (after === before && this.at === before && version.storable()) {
       if (this.values.size >= this.max) this.values.clear();
       this.values.set(key, typeof value === 'object' && value !== null ? deepFreeze(value) : value);
     }

@@ -9,9 +9,12 @@ import {
   type SqliteDatabase,
   type SqliteStatement,
 } from 'kysely';
+import type { CacheVersion } from '../domain/derived-cache.js';
 import type { Database } from './schema.js';
+import { PgCacheVersion } from './pg-version.js';
 import { migrationProvider } from './migrations/index.js';
 import { secureSqliteFiles, type Tightened } from './file-modes.js';
+import { writesDerivedData } from './derived-writes.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -21,11 +24,9 @@ export interface DatabaseHandle {
   readonly dialect: Dialect;
   /**
    * A token that changes whenever data that in-memory caches derive from may have changed —
-   * written by this process or any other — or null when the database cannot tell cheaply
-   * (PostgreSQL: other nodes write without telling us, so nothing is cached there).
-   * See domain/derived-cache.ts.
+   * written by this process or any other (domain/derived-cache.ts).
    */
-  readonly version: (() => number) | null;
+  readonly version: CacheVersion;
   /** D54: database files whose looser modes were tightened on opening (the caller logs them) */
   readonly tightened: readonly Tightened[];
   close(): Promise<void>;
@@ -80,16 +81,20 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
       db,
       dialect: 'sqlite',
       tightened,
-      // Both counters only grow, so their sum changes whenever either does.
-      version: () => {
-        if (!fresh) {
-          external = Number(dataVersion.get());
-          fresh = true;
-          setImmediate(() => {
-            fresh = false;
-          }).unref();
-        }
-        return writes.count + external;
+      version: {
+        // Both counters only grow, so their sum changes whenever either does.
+        read: () => {
+          if (!fresh) {
+            external = Number(dataVersion.get());
+            fresh = true;
+            setImmediate(() => {
+              fresh = false;
+            }).unref();
+          }
+          return writes.count + external;
+        },
+        // One connection: what a transaction wrote is what every reader of it sees.
+        storable: () => true,
       },
       close: () => {
         checkpoints.stop();
@@ -98,17 +103,29 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     };
   }
   // pg is loaded only when PostgreSQL is configured: a SQLite server never pays its memory.
+  const version = new PgCacheVersion();
   const pool = async () => {
     const pg = (await import('pg')).default;
-    return new pg.Pool({
+    const settings = {
       connectionString: url,
-      max: opts.poolSize ?? 10,
       types: pgTypes(pg.types),
       ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
-    });
+    };
+    const p = new pg.Pool({ ...settings, max: opts.poolSize ?? 10 });
+    version.attach(p, () => new pg.Client(settings));
+    return p;
   };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', version: null, tightened: [], close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    version,
+    tightened: [],
+    close: async () => {
+      await version.close();
+      await db.destroy();
+    },
+  };
 }
 
 /**
@@ -146,45 +163,10 @@ function cachedStatements(sqlite: SQLite.Database, writes: WriteCounter): Sqlite
 }
 
 /**
- * Counts this connection's writes that may change what caches derive from (auth, membership,
- * roles, overwrites, channels…): every statement that is not a read, not BEGIN/COMMIT/SAVEPOINT/
- * RELEASE and not a
- * write to one of the high-volume tables below — so a new table or a raw statement invalidates by
- * default. The count moves before the statement runs, and a ROLLBACK moves it too, so a value
- * read inside a transaction that is then rolled back is never served afterwards.
+ * Counts this connection's writes that may change what caches derive from (derived-writes.ts).
+ * The count moves before the statement runs, and a ROLLBACK moves it too, so a value read inside
+ * a transaction that is then rolled back is never served afterwards.
  */
-const NO_DERIVED_DATA = new Set([
-  'messages',
-  'event_log',
-  'event_log_pruned',
-  'recipient_sets',
-  'gateway_claims',
-  'gateway_sessions',
-  'webhook_deliveries',
-  'upload_usage_daily',
-  'upload_usage_monthly',
-  'files',
-  // D46/D48: nothing cached derives from login attempts or read marks (read marks are frequent).
-  'login_failures',
-  'read_states',
-  // D50: written with every webhook try
-  'webhook_attempts',
-]);
-/**
- * D47: a session's last use, written at most once a minute per session (domain/auth/
- * authenticate.ts). Cached session rows are checked against what this process wrote, so this one
- * statement leaves the version alone: otherwise every active person would drop every cache once a
- * minute. Other processes' writes still move it (data_version). Ending a session is a DELETE and
- * moves it as usual.
- */
-export const SESSION_TOUCH_SQL =
-  'update "user_sessions" set "last_used_at" = ? where "token_hash" = ? and "last_used_at" < ?';
-const NO_DERIVED_STATEMENTS = new Set([SESSION_TOUCH_SQL]);
-const WRITE_TARGET = /^\s*(?:insert\s+into|update|delete\s+from|replace\s+into)\s+"?(\w+)"?/i;
-// Group commit (storage/group-commit.ts) opens and releases a savepoint per member; a ROLLBACK TO
-// one is not neutral.
-const NEUTRAL = /^\s*(?:select|begin|commit|savepoint|release)\b/i;
-
 class WriteCounter {
   count = 0;
   /** when this connection last committed (ms, monotonic), for IdleCheckpoints */
@@ -193,9 +175,7 @@ class WriteCounter {
 
   watch(text: string, stmt: SQLite.Statement): SqliteStatement {
     if (/^\s*commit\b/i.test(text)) return this.commits(stmt);
-    if (NEUTRAL.test(text) || NO_DERIVED_STATEMENTS.has(text)) return stmt;
-    const table = WRITE_TARGET.exec(text)?.[1];
-    if (table !== undefined && NO_DERIVED_DATA.has(table.toLowerCase())) return stmt;
+    if (!writesDerivedData(text)) return stmt;
     const bump = () => {
       this.count++;
     };

@@ -20,7 +20,8 @@ export const isPostgres = (db: Db): boolean => db.getExecutor().adapter instance
 
 const dollarCache = new Map<string, string>();
 
-function dollars(text: string): string {
+/** `?` placeholders as PostgreSQL's `$1…$n` (cached by text). */
+export function dollars(text: string): string {
   let out = dollarCache.get(text);
   if (out === undefined) {
     let n = 0;

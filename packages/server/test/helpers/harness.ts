@@ -58,6 +58,8 @@ export interface Reply {
 }
 
 export interface Harness {
+  /** where its data lives (a second harness may share it: a second node) */
+  database: { url: string; schema?: string | undefined };
   app: FastifyInstance;
   services: Services;
   config: Config;
@@ -79,11 +81,21 @@ export interface Caller {
 }
 
 export async function createHarness(
-  opts: { env?: Record<string, string>; clock?: Clock; webDir?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    webDir?: string;
+    /** a second node on the first one's database (its owner drops it) */
+    sameDatabaseAs?: Harness;
+  } = {},
 ): Promise<Harness> {
   let schema: string | undefined;
   let databaseUrl = 'sqlite::memory:';
-  if (dialect === 'postgres') {
+  const owns = opts.sameDatabaseAs === undefined;
+  if (opts.sameDatabaseAs) {
+    databaseUrl = opts.sameDatabaseAs.database.url;
+    schema = opts.sameDatabaseAs.database.schema;
+  } else if (dialect === 'postgres') {
     schema = `t_${randomBytes(6).toString('hex')}`;
     const c = new pg.Client({ connectionString: PG_URL });
     await c.connect();
@@ -144,6 +156,7 @@ export async function createHarness(
     };
   };
   return {
+    database: { url: config.databaseUrl, schema },
     app,
     services,
     config,
@@ -154,7 +167,7 @@ export async function createHarness(
     close: async () => {
       await app.close();
       await services.close();
-      if (schema) {
+      if (schema && owns) {
         const c = new pg.Client({ connectionString: PG_URL });
         await c.connect();
         await c.query(`drop schema ${schema} cascade`);

@@ -3,13 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DerivedCache } from '../../src/domain/derived-cache.js';
-import {
-  migrate,
-  openDatabase,
-  SESSION_TOUCH_SQL,
-  sql,
-  type DatabaseHandle,
-} from '../../src/storage/db.js';
+import { migrate, openDatabase, sql, type DatabaseHandle } from '../../src/storage/db.js';
+import { SESSION_TOUCH_SQL } from '../../src/storage/derived-writes.js';
 import { rawQuery } from '../../src/storage/raw-sql.js';
 
 // The SQLite version token behind domain/derived-cache.ts: it must move for every write that
@@ -47,8 +42,9 @@ describe('DerivedCache over SQLite (storage/db.ts version)', () => {
   });
 
   const version = (h: DatabaseHandle): number => {
-    if (!h.version) throw new Error('SQLite must provide a version');
-    return h.version();
+    const v = h.version.read();
+    if (typeof v !== 'number') throw new Error('SQLite answers its version at once');
+    return v;
   };
   const nameOf = async (h: DatabaseHandle) =>
     (await h.db.selectFrom('users').select('name').where('id', '=', 1).executeTakeFirst())?.name;

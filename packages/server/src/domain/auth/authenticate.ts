@@ -2,7 +2,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { Domain } from '../context.js';
 import type { BotTokenCodec } from './bot-token.js';
 import type { Principal } from './principal.js';
-import { SESSION_TOUCH_SQL } from '../../storage/db.js';
+import { SESSION_TOUCH_SQL } from '../../storage/derived-writes.js';
 import { rawQuery } from '../../storage/raw-sql.js';
 import { SESSION_PREFIX, hashSessionToken } from './session-token.js';
 
@@ -23,7 +23,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * What this process last wrote as each session's last use (the cached row may predate it: the
- * touch leaves the cache's version alone, storage/db.ts SESSION_TOUCH_SQL). Per database handle;
+ * touch leaves the cache's version alone, storage/derived-writes.ts SESSION_TOUCH_SQL). Per database handle;
  * bounded (dropping it costs at most one extra write per session).
  */
 const touchedBy = new WeakMap<object, Map<string, number>>();

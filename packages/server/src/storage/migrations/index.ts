@@ -8,6 +8,7 @@ import { migration as people } from './0006-people.js';
 import { migration as accounts } from './0007-accounts.js';
 import { migration as deliveryRetention } from './0010-delivery-retention.js';
 import { migration as eventLog } from './0011-event-log.js';
+import { migration as cacheVersion } from './0012-cache-version.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-accounts': accounts,
   '0010-delivery-retention': deliveryRetention,
   '0011-event-log': eventLog,
+  '0012-cache-version': cacheVersion,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  createHarness,
+  dbDescribe,
+  dialect,
+  expectError,
+  expectStatus,
+  makeWorld,
+  type Harness,
+  type World,
+} from '../helpers/harness.js';
+
+// Issue 15: the derived cache (auth, access, recipients, webhook targets) is exact across nodes.
+// Node B serves from memory what it has read, and a change committed through node A is in force
+// on B for the very next request — no wait, no sleep: on PostgreSQL through the version sequence
+// A bumps before answering (storage/pg-version.ts), on SQLite through the file's data_version.
+dbDescribe('derived cache across two nodes on one database (issue 15)', () => {
+  let a: Harness;
+  let b: Harness;
+  let w: World;
+  let dir: string | undefined;
+  const say = (h: Harness, token: string, content: string) =>
+    h.as(token).post(`/channels/${w.channelId}/messages`, { content });
+
+  beforeAll(async () => {
+    // SQLite: two servers on one file (in memory would be two databases).
+    if (dialect === 'sqlite') dir = mkdtempSync(path.join(tmpdir(), 'parley-cache-nodes-'));
+    a = await createHarness(
+      dir ? { env: { PARLEY_DATABASE_URL: `sqlite:${path.join(dir, 'parley.db')}` } } : {},
+    );
+    b = await createHarness({ sameDatabaseAs: a });
+    w = await makeWorld(a);
+  });
+
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('B serves repeated requests from memory: no load after the first', async () => {
+    await expectStatus(await say(b, w.bot.token, 'one'), 200);
+    const loads = b.services.domain.cache.loads;
+    await expectStatus(await say(b, w.bot.token, 'two'), 200);
+    await expectStatus(await say(b, w.bot.token, 'three'), 200);
+    // Auth, access, recipients and webhook targets all came from memory.
+    expect(b.services.domain.cache.loads).toBe(loads);
+  });
+
+  it('a member removed through A cannot send through B on the next request', async () => {
+    await expectStatus(await say(b, w.human.token, 'before'), 200);
+    await expectStatus(await a.admin.delete(`/guilds/${w.guildId}/members/${w.human.id}`), 204);
+    expectError(await say(b, w.human.token, 'after'), 403, 'FORBIDDEN', 'removed member on B');
+  });
+
+  it('a bot token reset through A is refused by B at once (D8)', async () => {
+    await expectStatus(await say(b, w.bot.token, 'old token'), 200);
+    const reset = await expectStatus(await a.admin.post(`/bots/${w.bot.id}/token`), 200);
+    expectError(await say(b, w.bot.token, 'old token again'), 401, 'UNAUTHORIZED', 'old token');
+    await expectStatus(await say(b, reset.body.token as string, 'new token'), 200);
+    w.bot.token = reset.body.token as string;
+  });
+
+  // PostgreSQL only: SQLite's data_version moves with every commit of another connection, so
+  // there a second process's sends do invalidate (a second process on SQLite is the CLI, not a
+  // node under message load).
+  it.runIf(dialect === 'postgres')(
+    "another node's sends do not move the version: the cache keeps serving",
+    async () => {
+      await expectStatus(await say(b, w.bot.token, 'warm'), 200);
+      const loads = b.services.domain.cache.loads;
+      for (let i = 0; i < 5; i++) await expectStatus(await say(a, w.bot.token, `from A ${i}`), 200);
+      await expectStatus(await say(b, w.bot.token, 'still cached'), 200);
+      expect(b.services.domain.cache.loads).toBe(loads);
+    },
+  );
+});
