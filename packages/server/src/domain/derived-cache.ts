@@ -15,7 +15,11 @@
 export interface CacheVersion {
   /** the database's version now (NaN: it cannot tell — load, and keep nothing) */
   read(): number | Promise<number>;
-  /** false while a value loaded now might include writes not yet committed */
+  /**
+   * false while a transaction of this process has written such data and not ended: nothing is
+   * served from memory or kept then (a value loaded now might include its uncommitted writes, and
+   * its own lookups must see them)
+   */
   storable(): boolean;
 }
 
@@ -37,7 +41,11 @@ export class DerivedCache {
 
   async get<T>(key: string, load: () => Promise<T>): Promise<T> {
     const version = this.version;
-    if (version === null) {
+    // PostgreSQL: while a transaction of this node has written cached data, the version has not
+    // moved yet (it moves after the commit): that transaction's own lookups — recipients read
+    // after it added a member — must see its writes, and the cache cannot tell whose lookup this
+    // is. So every lookup loads until it ends (such writes are administrative, and rare).
+    if (version === null || !version.storable()) {
       this.loads++;
       return load();
     }

@@ -154,8 +154,57 @@ describe('DerivedCache over SQLite (storage/db.ts version)', () => {
     expect(() => v.ids.push(3)).toThrow(TypeError);
   });
 
-  it('without a version (PostgreSQL) nothing is kept', async () => {
+  it('without a version nothing is kept', async () => {
     const cache = new DerivedCache(null);
+    let loads = 0;
+    await cache.get('k', async () => ++loads);
+    await cache.get('k', async () => ++loads);
+    expect(loads).toBe(2);
+  });
+});
+
+// The rules PostgreSQL's version (storage/pg-version.ts) relies on, with a version under the
+// test's control: an asynchronous read, NaN when it cannot tell, and a local writer open.
+describe('DerivedCache over an asynchronous version (PostgreSQL rules)', () => {
+  const fake = () => {
+    const v = { at: 1, writers: 0 };
+    const version = {
+      read: async () => v.at,
+      storable: () => v.writers === 0,
+    };
+    return { v, cache: new DerivedCache(version) };
+  };
+
+  it('serves from memory while the version stands, and loads again once it moves', async () => {
+    const { v, cache } = fake();
+    let loads = 0;
+    const get = () => cache.get('k', async () => ++loads);
+    expect(await get()).toBe(1);
+    expect(await get()).toBe(1);
+    v.at = 2; // another node committed a change
+    expect(await get()).toBe(2);
+    expect(loads).toBe(2);
+  });
+
+  it('while a local transaction has written and not ended, lookups load and nothing is kept', async () => {
+    const { v, cache } = fake();
+    let value = 'committed';
+    expect(await cache.get('k', async () => value)).toBe('committed');
+    // The transaction changed the row; the version moves only after its commit. Its own lookup
+    // (recipients read after adding a member) must see its write, not the cached value.
+    v.writers = 1;
+    value = 'uncommitted';
+    expect(await cache.get('k', async () => value)).toBe('uncommitted');
+    // It rolls back: the version moves (pg-version bumps on rollback too), the writer is gone.
+    value = 'committed';
+    v.writers = 0;
+    v.at = 2;
+    expect(await cache.get('k', async () => value)).toBe('committed');
+  });
+
+  it('NaN (the version cannot be told) keeps nothing', async () => {
+    const { v, cache } = fake();
+    v.at = NaN;
     let loads = 0;
     await cache.get('k', async () => ++loads);
     await cache.get('k', async () => ++loads);
