@@ -39,7 +39,16 @@ export class DerivedCache {
     return this.version !== null;
   }
 
-  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+  /**
+   * The version now, read once for the lookups of one step (an access check's channel, member and
+   * overwrites): pass it to `get`. Exact as long as it was read after the step began.
+   */
+  now(): number | Promise<number> {
+    return this.version === null ? NaN : this.version.read();
+  }
+
+  /** `pinned`: a version from `now()` (one read for several lookups); else it is read here. */
+  async get<T>(key: string, load: () => Promise<T>, pinned?: number): Promise<T> {
     const version = this.version;
     // PostgreSQL: while a transaction of this node has written cached data, the version has not
     // moved yet (it moves after the commit): that transaction's own lookups — recipients read
@@ -50,8 +59,14 @@ export class DerivedCache {
       return load();
     }
     // SQLite answers at once; PostgreSQL's read is a query (awaited only then).
-    const read = version.read();
+    const read = pinned ?? version.read();
     const before = typeof read === 'number' ? read : await read;
+    // A pinned version older than the cache's (a concurrent lookup read a newer one since; both
+    // databases' versions only grow): load, keep nothing, leave the cache at the newer version.
+    if (pinned !== undefined && this.at !== undefined && before < this.at) {
+      this.loads++;
+      return load();
+    }
     if (before !== this.at) {
       this.values.clear();
       this.at = before;
@@ -60,7 +75,9 @@ export class DerivedCache {
     }
     this.loads++;
     const value = await load();
-    const again = version.read();
+    // Pinned: no second read. The value was loaded after the pin was read, so it is at least as
+    // new; a commit since moves the version, and the next unpinned lookup drops it.
+    const again = pinned ?? version.read();
     const after = typeof again === 'number' ? again : await again;
     // NaN (cannot tell) never equals itself: nothing is kept then.
     if (after === before && this.at === before && version.storable()) {

@@ -202,6 +202,25 @@ describe('DerivedCache over an asynchronous version (PostgreSQL rules)', () => {
     expect(await cache.get('k', async () => value)).toBe('committed');
   });
 
+  it('a pinned version serves several lookups from one read; an older pin never rolls the cache back', async () => {
+    const { v, cache } = fake();
+    let reads = 0;
+    const counted = new DerivedCache({
+      read: async () => (reads++, v.at),
+      storable: () => true,
+    });
+    const pin = await counted.now();
+    expect(await counted.get('a', async () => 'A', pin)).toBe('A');
+    expect(await counted.get('b', async () => 'B', pin)).toBe('B');
+    expect(reads).toBe(1); // unpinned, each lookup would have read once more (and after a load)
+    // Another lookup read a newer version since the pin was taken: the old pin loads, keeps nothing.
+    v.at = 2;
+    expect(await counted.get('a', async () => 'A2')).toBe('A2');
+    expect(await counted.get('a', async () => 'stale', pin)).toBe('stale');
+    expect(await counted.get('a', async () => 'never')).toBe('A2');
+    void cache;
+  });
+
   it('NaN (the version cannot be told) keeps nothing', async () => {
     const { v, cache } = fake();
     v.at = NaN;

@@ -16,27 +16,33 @@ export async function memberAccess(
   guildId: number,
   ownerId: number,
   userId: number,
+  /** a version from d.cache.now() shared with the caller's other lookups */
+  version?: number,
 ): Promise<MemberAccess | null> {
   // Cached per (guild, user) until a write could change it (domain/derived-cache.ts).
-  const standing = await d.cache.get(`member:${guildId}:${userId}`, async () => {
-    const [member, everyone, roles] = await Promise.all([
-      d.db
-        .selectFrom('members')
-        .select('joined_at')
-        .where('guild_id', '=', guildId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst(),
-      d.db.selectFrom('roles').select('permissions').where('id', '=', guildId).executeTakeFirst(),
-      d.db
-        .selectFrom('member_roles as mr')
-        .innerJoin('roles as r', 'r.id', 'mr.role_id')
-        .select(['r.id', 'r.permissions'])
-        .where('mr.guild_id', '=', guildId)
-        .where('mr.user_id', '=', userId)
-        .execute(),
-    ]);
-    return member ? { everyone: everyone?.permissions ?? 0, roles } : null;
-  });
+  const standing = await d.cache.get(
+    `member:${guildId}:${userId}`,
+    async () => {
+      const [member, everyone, roles] = await Promise.all([
+        d.db
+          .selectFrom('members')
+          .select('joined_at')
+          .where('guild_id', '=', guildId)
+          .where('user_id', '=', userId)
+          .executeTakeFirst(),
+        d.db.selectFrom('roles').select('permissions').where('id', '=', guildId).executeTakeFirst(),
+        d.db
+          .selectFrom('member_roles as mr')
+          .innerJoin('roles as r', 'r.id', 'mr.role_id')
+          .select(['r.id', 'r.permissions'])
+          .where('mr.guild_id', '=', guildId)
+          .where('mr.user_id', '=', userId)
+          .execute(),
+      ]);
+      return member ? { everyone: everyone?.permissions ?? 0, roles } : null;
+    },
+    version,
+  );
   if (!standing) return null;
   return { isOwner: ownerId === userId, everyone: standing.everyone, roles: standing.roles };
 }
@@ -70,13 +76,17 @@ export async function requireGuildMember(
 export async function channelOverwrites(
   d: Domain,
   channelId: number,
+  version?: number,
 ): Promise<readonly OverwriteRow[]> {
-  return d.cache.get(`overwrites:${channelId}`, () =>
-    d.db
-      .selectFrom('channel_overwrites')
-      .select(['role_id as roleId', 'allow', 'deny'])
-      .where('channel_id', '=', channelId)
-      .execute(),
+  return d.cache.get(
+    `overwrites:${channelId}`,
+    () =>
+      d.db
+        .selectFrom('channel_overwrites')
+        .select(['role_id as roleId', 'allow', 'deny'])
+        .where('channel_id', '=', channelId)
+        .execute(),
+    version,
   );
 }
 
@@ -96,18 +106,25 @@ export async function requireGuildChannel(
   channelId: number,
   needed: number,
 ): Promise<GuildChannel> {
-  const ch = await d.cache.get(`channel:${channelId}`, () =>
-    d.db
-      .selectFrom('channels as c')
-      .innerJoin('guilds as g', 'g.id', 'c.guild_id')
-      .select(['c.id', 'c.guild_id', 'c.type', 'c.name', 'c.topic', 'g.owner_id'])
-      .where('c.id', '=', channelId)
-      .executeTakeFirst(),
+  // One version read for the three lookups (on PostgreSQL each read is a round trip).
+  const now = d.cache.now();
+  const version = typeof now === 'number' ? now : await now;
+  const ch = await d.cache.get(
+    `channel:${channelId}`,
+    () =>
+      d.db
+        .selectFrom('channels as c')
+        .innerJoin('guilds as g', 'g.id', 'c.guild_id')
+        .select(['c.id', 'c.guild_id', 'c.type', 'c.name', 'c.topic', 'g.owner_id'])
+        .where('c.id', '=', channelId)
+        .executeTakeFirst(),
+    version,
   );
   if (!ch || ch.guild_id === null) throw notFound('channel');
-  const access = await memberAccess(d, ch.guild_id, ch.owner_id, p.userId);
+  const access = await memberAccess(d, ch.guild_id, ch.owner_id, p.userId, version);
   if (!access) throw forbidden('Not a member of this guild');
-  const bits = channelPermissions(access, ch.guild_id, await channelOverwrites(d, ch.id));
+  const overwrites = await channelOverwrites(d, ch.id, version);
+  const bits = channelPermissions(access, ch.guild_id, overwrites);
   const want = needed | Permission.VIEW_CHANNEL;
   if (!has(bits, want)) {
     const missing = BIT_NAMES.filter(([b]) => want & b && !(bits & b)).map(([, n]) => n);
