@@ -28,6 +28,8 @@ export class DerivedCache {
   private at: number | undefined;
   /** values loaded from the database (not served from memory): tests and metrics */
   loads = 0;
+  /** versions asked of the database (on PostgreSQL each is a query): tests and metrics */
+  reads = 0;
 
   constructor(
     private readonly version: CacheVersion | null,
@@ -44,7 +46,9 @@ export class DerivedCache {
    * overwrites): pass it to `get`. Exact as long as it was read after the step began.
    */
   now(): number | Promise<number> {
-    return this.version === null ? NaN : this.version.read();
+    if (this.version === null) return NaN;
+    this.reads++;
+    return this.version.read();
   }
 
   /** `pinned`: a version from `now()` (one read for several lookups); else it is read here. */
@@ -59,6 +63,7 @@ export class DerivedCache {
       return load();
     }
     // SQLite answers at once; PostgreSQL's read is a query (awaited only then).
+    if (pinned === undefined) this.reads++;
     const read = pinned ?? version.read();
     const before = typeof read === 'number' ? read : await read;
     // A pinned version older than the cache's (a concurrent lookup read a newer one since; both
@@ -77,6 +82,7 @@ export class DerivedCache {
     const value = await load();
     // Pinned: no second read. The value was loaded after the pin was read, so it is at least as
     // new; a commit since moves the version, and the next unpinned lookup drops it.
+    if (pinned === undefined) this.reads++;
     const again = pinned ?? version.read();
     const after = typeof again === 'number' ? again : await again;
     // NaN (cannot tell) never equals itself: nothing is kept then.

@@ -42,6 +42,7 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
           type: string,
           body: string,
           botIds: readonly number[],
+          version?: number,
         ) => Promise<number>;
         /** after commit, when deliveries were enqueued */
         committed: () => void;
@@ -56,7 +57,10 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     // stored row per person; the same serialized data.
     const people: PeopleDispatch = { type, data, audience: audienceOf(event.scope) };
     this.o.hooks.afterCommit(trx, () => this.o.people(people));
-    const bots = await recipientBots(trx, this.o.cache, event.scope);
+    // One version read for the recipients and the webhook targets (derived-cache.ts `now`).
+    const pin = this.o.cache.now();
+    const version = typeof pin === 'number' ? pin : await pin;
+    const bots = await recipientBots(trx, this.o.cache, event.scope, version);
     if (bots.length === 0) return;
     const now = this.o.clock.now();
     const recipients = recipientsOf(bots);
@@ -72,7 +76,7 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     hooks.afterCommit(trx, () => this.o.committed([row]));
     const webhooks = this.o.webhooks;
     // D38: webhooks go to every recipient, connected or not.
-    if (webhooks && (await webhooks.enqueue(trx, type, webhookBody(type, data), bots)) > 0)
+    if (webhooks && (await webhooks.enqueue(trx, type, webhookBody(type, data), bots, version)) > 0)
       hooks.afterCommit(trx, () => webhooks.committed());
   }
 

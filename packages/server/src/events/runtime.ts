@@ -110,7 +110,8 @@ export function openEvents(o: {
       bus.publish({ k: 'people', e });
     },
     webhooks: {
-      enqueue: (trx, type, body, botIds) => enqueueDeliveries(trx, o, type, body, botIds),
+      enqueue: (trx, type, body, botIds, version) =>
+        enqueueDeliveries(trx, o, type, body, botIds, version),
       committed: () => {
         for (const l of webhookListeners) l();
       },

@@ -138,6 +138,8 @@ export async function enqueueDeliveries(
   type: string,
   body: string,
   botIds: readonly number[],
+  /** a version from cache.now() shared with the caller's other lookups */
+  version?: number,
 ): Promise<number> {
   if (botIds.length === 0) return 0;
   const load = () =>
@@ -149,7 +151,7 @@ export async function enqueueDeliveries(
       .execute();
   // Which recipients have an address: read on every event, changed only by writes to `bots`,
   // which move the cache's version (domain/derived-cache.ts).
-  const bots = o.cache ? await o.cache.get(webhookKey(botIds), load) : await load();
+  const bots = o.cache ? await o.cache.get(webhookKey(botIds), load, version) : await load();
   if (bots.length === 0) return 0;
   const now = o.clock.now();
   await trx

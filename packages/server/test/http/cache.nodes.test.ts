@@ -46,8 +46,13 @@ dbDescribe('derived cache across two nodes on one database (issue 15)', () => {
 
   it('B serves repeated requests from memory: no load after the first', async () => {
     await expectStatus(await say(b, w.bot.token, 'one'), 200);
-    const loads = b.services.domain.cache.loads;
+    const cache = b.services.domain.cache;
+    const loads = cache.loads;
+    const reads = cache.reads;
     await expectStatus(await say(b, w.bot.token, 'two'), 200);
+    // One version read each for authentication, the access check (channel, member, overwrites)
+    // and the event's recipients and webhook targets: on PostgreSQL, three one-row queries.
+    expect(cache.reads - reads).toBe(3);
     await expectStatus(await say(b, w.bot.token, 'three'), 200);
     // Auth, access, recipients and webhook targets all came from memory.
     expect(b.services.domain.cache.loads).toBe(loads);

@@ -19,10 +19,16 @@ export async function recipientBots(
   trx: Db,
   cache: DerivedCache,
   scope: RecordedEvent['scope'],
+  /** a version from cache.now() shared with the caller's other lookups */
+  version?: number,
 ): Promise<readonly number[]> {
   // Read inside the writing transaction, so a change to membership or roles made earlier in the
   // same transaction has already moved the cache's version and is seen (derived-cache.ts).
-  return cache.get(`recipients:${JSON.stringify(scope)}`, () => loadRecipients(trx, scope));
+  return cache.get(
+    `recipients:${JSON.stringify(scope)}`,
+    () => loadRecipients(trx, scope),
+    version,
+  );
 }
 
 async function loadRecipients(trx: Db, scope: RecordedEvent['scope']): Promise<number[]> {
