@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { FakeClock } from '../helpers/clock.js';
 import {
   createHarness,
   dbDescribe,
@@ -25,16 +26,20 @@ dbDescribe('derived cache across two nodes on one database (issue 15)', () => {
   let b: Harness;
   let w: World;
   let dir: string | undefined;
+  // One clock for both nodes (D47's idle expiry below).
+  const clock = new FakeClock();
   const say = (h: Harness, token: string, content: string) =>
     h.as(token).post(`/channels/${w.channelId}/messages`, { content });
 
   beforeAll(async () => {
     // SQLite: two servers on one file (in memory would be two databases).
     if (dialect === 'sqlite') dir = mkdtempSync(path.join(tmpdir(), 'parley-cache-nodes-'));
-    a = await createHarness(
-      dir ? { env: { PARLEY_DATABASE_URL: `sqlite:${path.join(dir, 'parley.db')}` } } : {},
-    );
-    b = await createHarness({ sameDatabaseAs: a });
+    a = await createHarness({
+      clock,
+      ...(dir ? { env: { PARLEY_DATABASE_URL: `sqlite:${path.join(dir, 'parley.db')}` } } : {}),
+    });
+    // Two nodes have distinct node ids (D3: ids made in the same millisecond never collide).
+    b = await createHarness({ sameDatabaseAs: a, clock, env: { PARLEY_NODE_ID: '2' } });
     w = await makeWorld(a);
   });
 
@@ -80,6 +85,25 @@ dbDescribe('derived cache across two nodes on one database (issue 15)', () => {
       .orderBy('e.pos', 'desc')
       .executeTakeFirstOrThrow();
     expect(last.bots).toBe(`,${[w.bot.id, bot2.id].sort((p, q) => p - q).join(',')},`);
+  });
+
+  it('D47: a session kept in use through A is not expired by B from its cached row', async () => {
+    const DAY = 86_400_000;
+    // B reads the session once (its row, with its last use, is cached there)...
+    await expectStatus(await b.people(w.owner.token).get('/users/@me'), 200);
+    // ...then the person works through A for 40 days: A writes the last use now and then, a
+    // write that leaves the cache's version alone (derived-writes.ts SESSION_TOUCH_SQL).
+    for (let i = 0; i < 2; i++) {
+      clock.advance(20 * DAY);
+      await expectStatus(await a.people(w.owner.token).get('/users/@me'), 200);
+    }
+    clock.advance(DAY);
+    // 41 days after B's copy, 1 day after the last use: alive (PARLEY_SESSION_IDLE_DAYS=30).
+    await expectStatus(await b.people(w.owner.token).get('/users/@me'), 200);
+    // Then unused for longer than 30 days: expired on either node.
+    clock.advance(30 * DAY + 1);
+    expectError(await b.people(w.owner.token).get('/users/@me'), 401, 'UNAUTHORIZED');
+    w.owner.token = '';
   });
 
   it('a bot token reset through A is refused by B at once (D8)', async () => {

@@ -57,8 +57,20 @@ async function personSession(
   if (row.disabled) throw unauthorized('This account is disabled');
   const touched = touchedMap(d);
   const now = d.clock.now();
-  const last = Math.max(Number(row.last_used_at), touched.get(hash) ?? 0);
-  if (now - last > d.config.sessionIdleDays * DAY_MS) {
+  const idleMs = d.config.sessionIdleDays * DAY_MS;
+  let last = Math.max(Number(row.last_used_at), touched.get(hash) ?? 0);
+  if (now - last > idleMs) {
+    // The cached row's last use may be older than the database's: another node's touches leave
+    // the cache's version alone. Before ending a session, its last use is read afresh.
+    const current = await d.db
+      .selectFrom('user_sessions')
+      .select('last_used_at')
+      .where('token_hash', '=', hash)
+      .executeTakeFirst();
+    if (!current) throw unauthorized('Unknown or ended session');
+    last = Math.max(last, Number(current.last_used_at));
+  }
+  if (now - last > idleMs) {
     // D47: expired. Remove it, so its gateway connections close too (4004).
     await d.db.deleteFrom('user_sessions').where('token_hash', '=', hash).execute();
     d.people.sessionsChanged(d.db, row.id);
