@@ -141,8 +141,13 @@ export class PgCacheVersion {
             ? (first as { text: string }).text
             : undefined;
       const result = query(...args);
-      // Callback-style calls and submittables (cursors: reads) pass as they are.
-      if (text === undefined || !(result instanceof Promise)) return result;
+      // Callback-style calls and submittables (cursors) pass as they are. Kysely makes neither
+      // kind of write; should one ever come, it cannot be followed to its commit, so the cache
+      // stops serving until the next bump.
+      if (text === undefined || !(result instanceof Promise)) {
+        if (text !== undefined && writesDerivedData(text)) this.failed = true;
+        return result;
+      }
       if (BEGINS_TRANSACTION.test(text)) {
         tx = 'open';
         return result;
