@@ -1,4 +1,5 @@
 import { connectGateway, type GatewayConnection } from './lib/gateway-client.js';
+import { startFloor } from './lib/floor-server.js';
 import { startHello } from './lib/hello-server.js';
 import { HttpClient } from './lib/http-client.js';
 import { loadProblems, runLoad, type LoadResult } from './lib/load.js';
@@ -19,6 +20,11 @@ import type { Benchmark, BenchContext, BenchOutcome, Figure, TableRow } from './
  * the same machine; issue 15: still one event row per message); "solo", each bot alone in a
  * guild of its own (one recipient); and "channel, PostgreSQL" — the channel layout on a server
  * using PostgreSQL (issue 15, target ≥ 0.2).
+ * Floors (bench/servers/floor.ts): the least a durable send can cost on this stack and machine —
+ * validate, write the same three rows, commit, answer — on SQLite, on PostgreSQL with one
+ * transaction per request, and on PostgreSQL with the requests of a loop turn batched into one
+ * transaction. Their ratios to hello-world bound what any implementation reaches here; Parley's
+ * ratio to them is what is left to win.
  */
 const CONNECTIONS = [10, 50] as const;
 const BOTS = 50;
@@ -33,8 +39,11 @@ export const sendBench: Benchmark = {
   async run(ctx: BenchContext): Promise<BenchOutcome> {
     const warmS = seconds(ctx, 1, 0.2, 0.5);
     const measureS = seconds(ctx, 5, 0.5, 1);
-    const [hello, server, pgServer] = await Promise.all([
+    const [hello, floor, pgFloor, pgBatchFloor, server, pgServer] = await Promise.all([
       startHello(),
+      startFloor('sqlite'),
+      startFloor('pg'),
+      startFloor('pg-batch'),
       startParley({ label: 'send server', cpuProfDir: ctx.profileDir }),
       startParley({ label: 'send server (PostgreSQL)', postgres: true }),
     ]);
@@ -102,6 +111,18 @@ export const sendBench: Benchmark = {
         });
       const helloLoad = (connections: number, durationS: number): Promise<LoadResult> =>
         runLoad({ origin: hello.origin, path: '/', connections, durationS });
+      const floorLoad =
+        (origin: string) =>
+        (connections: number, durationS: number): Promise<LoadResult> =>
+          runLoad({
+            origin,
+            path,
+            method: 'POST',
+            body: BODY,
+            connections,
+            durationS,
+            connectionHeaders: (i) => ({ authorization: `Bearer floor-${i % bots}` }),
+          });
       // The same load while every bot of the channel is connected to the gateway.
       let frames = 0;
       const connectedLoad = async (connections: number, durationS: number) => {
@@ -139,6 +160,9 @@ export const sendBench: Benchmark = {
           ['send (solo)', soloLoad, server.proc.pid],
           ['send (channel, connected)', connectedLoad, server.proc.pid],
           ['send (channel, PostgreSQL)', pgLoad, pgServer.proc.pid],
+          ['floor (SQLite)', floorLoad(floor.origin), floor.proc.pid],
+          ['floor (PostgreSQL)', floorLoad(pgFloor.origin), pgFloor.proc.pid],
+          ['floor (PostgreSQL, batched)', floorLoad(pgBatchFloor.origin), pgBatchFloor.proc.pid],
         ] as const) {
           ctx.log(`send: ${c} connections: ${what}`);
           await load(c, warmS);
@@ -159,27 +183,31 @@ export const sendBench: Benchmark = {
           const p = loadProblems(r, `${what} @${c}`);
           if (p) problems.push(p);
         }
-        const [h, s, o, l, p] = results.map(([, r]) => r) as [
+        const [h, s, o, l, p, f, pf, bf] = results.map(([, r]) => r) as [
+          LoadResult,
+          LoadResult,
+          LoadResult,
           LoadResult,
           LoadResult,
           LoadResult,
           LoadResult,
           LoadResult,
         ];
-        const [hCpu, sCpu, oCpu, lCpu, pCpu] = results.map(([, , cpu]) => cpu) as [
-          number,
-          number,
-          number,
-          number,
-          number,
-        ];
+        const [hCpu, sCpu, oCpu, lCpu, pCpu, fCpu, pfCpu, bfCpu] = results.map(
+          ([, , cpu]) => cpu,
+        ) as [number, number, number, number, number, number, number, number];
         details[`c${c}`] = {
           hello: { ...h, cpuMsPerReq: hCpu },
           send: { ...s, cpuMsPerReq: sCpu },
           solo: { ...o, cpuMsPerReq: oCpu },
           connected: { ...l, cpuMsPerReq: lCpu },
           postgres: { ...p, cpuMsPerReq: pCpu },
+          floor: { ...f, cpuMsPerReq: fCpu },
+          floorPg: { ...pf, cpuMsPerReq: pfCpu },
+          floorPgBatched: { ...bf, cpuMsPerReq: bfCpu },
         };
+        const ratio = (a: LoadResult, b: LoadResult): number =>
+          round(a.reqPerSec / Math.max(1, b.reqPerSec), 3);
         figures.push(
           {
             id: `ratio_c${c}`,
@@ -221,6 +249,41 @@ export const sendBench: Benchmark = {
             basis: `hello ${round(hCpu, 3)} ms ÷ send ${round(sCpu, 3)} ms`,
           },
           {
+            id: `floor_c${c}`,
+            label: `floor (SQLite)/hello req/s @${c} conns`,
+            value: ratio(f, h),
+            unit: 'x',
+            basis: `the least a durable send costs: ${Math.round(f.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
+          },
+          {
+            id: `send_floor_c${c}`,
+            label: `send/floor (SQLite) req/s @${c} conns`,
+            value: ratio(s, f),
+            unit: 'x',
+            basis: `send ${Math.round(s.reqPerSec)} req/s ÷ floor ${Math.round(f.reqPerSec)} req/s`,
+          },
+          {
+            id: `floor_pg_c${c}`,
+            label: `floor (PostgreSQL, a transaction per send)/hello req/s @${c} conns`,
+            value: ratio(pf, h),
+            unit: 'x',
+            basis: `${Math.round(pf.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
+          },
+          {
+            id: `floor_pg_batch_c${c}`,
+            label: `floor (PostgreSQL, batched)/hello req/s @${c} conns`,
+            value: ratio(bf, h),
+            unit: 'x',
+            basis: `${Math.round(bf.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
+          },
+          {
+            id: `send_floor_pg_c${c}`,
+            label: `PostgreSQL send/floor (a transaction per send) req/s @${c} conns`,
+            value: ratio(p, pf),
+            unit: 'x',
+            basis: `send ${Math.round(p.reqPerSec)} req/s ÷ floor ${Math.round(pf.reqPerSec)} req/s`,
+          },
+          {
             id: `send_rps_c${c}`,
             label: `send req/s @${c} conns`,
             value: Math.round(s.reqPerSec),
@@ -243,7 +306,14 @@ export const sendBench: Benchmark = {
       details['framesReceived'] = frames;
       return { status: 'ok', figures, table, details, warnings: problems };
     } finally {
-      await Promise.all([hello.proc.stop(), server.dispose(), pgServer.dispose()]);
+      await Promise.all([
+        hello.proc.stop(),
+        floor.dispose(),
+        pgFloor.dispose(),
+        pgBatchFloor.dispose(),
+        server.dispose(),
+        pgServer.dispose(),
+      ]);
     }
   },
 };

@@ -42,9 +42,9 @@ export interface ParleyOptions {
   postgres?: boolean;
 }
 
-const PG_URL = process.env['BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const PG_URL = process.env['BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-async function pgSchema(action: 'create' | 'drop', schema: string): Promise<void> {
+export async function pgSchema(action: 'create' | 'drop', schema: string): Promise<void> {
   const { default: pg } = await import('pg');
   const c = new pg.Client({ connectionString: PG_URL });
   await c.connect();
