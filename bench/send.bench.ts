@@ -1,6 +1,7 @@
 import { connectGateway, type GatewayConnection } from './lib/gateway-client.js';
 import { startFloor } from './lib/floor-server.js';
 import { startHello } from './lib/hello-server.js';
+import WebSocket from 'ws';
 import { HttpClient } from './lib/http-client.js';
 import { loadProblems, runLoad, type LoadResult } from './lib/load.js';
 import { buildSoloChannels, buildWorld, Operator } from './lib/operator.js';
@@ -123,6 +124,27 @@ export const sendBench: Benchmark = {
             durationS,
             connectionHeaders: (i) => ({ authorization: `Bearer floor-${i % bots}` }),
           });
+      // The floor's fan-out: 50 bare sockets read every frame (counted, as the bots' are).
+      let floorFrames = 0;
+      const floorConnectedLoad = async (connections: number, durationS: number) => {
+        const socks: WebSocket[] = [];
+        try {
+          for (let i = 0; i < bots; i++) {
+            const ws = new WebSocket(`${floor.origin.replace('http', 'ws')}/gateway`);
+            ws.on('message', () => {
+              floorFrames++;
+            });
+            await new Promise<void>((resolve, reject) => {
+              ws.once('open', () => resolve());
+              ws.once('error', reject);
+            });
+            socks.push(ws);
+          }
+          return await floorLoad(floor.origin)(connections, durationS);
+        } finally {
+          for (const ws of socks) ws.close();
+        }
+      };
       // The same load while every bot of the channel is connected to the gateway.
       let frames = 0;
       const connectedLoad = async (connections: number, durationS: number) => {
@@ -161,6 +183,7 @@ export const sendBench: Benchmark = {
           ['send (channel, connected)', connectedLoad, server.proc.pid],
           ['send (channel, PostgreSQL)', pgLoad, pgServer.proc.pid],
           ['floor (SQLite)', floorLoad(floor.origin), floor.proc.pid],
+          ['floor (SQLite, 50 sockets)', floorConnectedLoad, floor.proc.pid],
           ['floor (PostgreSQL)', floorLoad(pgFloor.origin), pgFloor.proc.pid],
           ['floor (PostgreSQL, batched)', floorLoad(pgBatchFloor.origin), pgBatchFloor.proc.pid],
         ] as const) {
@@ -183,7 +206,8 @@ export const sendBench: Benchmark = {
           const p = loadProblems(r, `${what} @${c}`);
           if (p) problems.push(p);
         }
-        const [h, s, o, l, p, f, pf, bf] = results.map(([, r]) => r) as [
+        const [h, s, o, l, p, f, fc, pf, bf] = results.map(([, r]) => r) as [
+          LoadResult,
           LoadResult,
           LoadResult,
           LoadResult,
@@ -193,9 +217,9 @@ export const sendBench: Benchmark = {
           LoadResult,
           LoadResult,
         ];
-        const [hCpu, sCpu, oCpu, lCpu, pCpu, fCpu, pfCpu, bfCpu] = results.map(
+        const [hCpu, sCpu, oCpu, lCpu, pCpu, fCpu, fcCpu, pfCpu, bfCpu] = results.map(
           ([, , cpu]) => cpu,
-        ) as [number, number, number, number, number, number, number, number];
+        ) as [number, number, number, number, number, number, number, number, number];
         details[`c${c}`] = {
           hello: { ...h, cpuMsPerReq: hCpu },
           send: { ...s, cpuMsPerReq: sCpu },
@@ -203,6 +227,7 @@ export const sendBench: Benchmark = {
           connected: { ...l, cpuMsPerReq: lCpu },
           postgres: { ...p, cpuMsPerReq: pCpu },
           floor: { ...f, cpuMsPerReq: fCpu },
+          floorConnected: { ...fc, cpuMsPerReq: fcCpu },
           floorPg: { ...pf, cpuMsPerReq: pfCpu },
           floorPgBatched: { ...bf, cpuMsPerReq: bfCpu },
         };
@@ -263,6 +288,20 @@ export const sendBench: Benchmark = {
             basis: `send ${Math.round(s.reqPerSec)} req/s ÷ floor ${Math.round(f.reqPerSec)} req/s`,
           },
           {
+            id: `floor_connected_c${c}`,
+            label: `floor (SQLite, 50 sockets)/hello req/s @${c} conns`,
+            value: ratio(fc, h),
+            unit: 'x',
+            basis: `${Math.round(fc.reqPerSec)} req/s ÷ hello ${Math.round(h.reqPerSec)} req/s`,
+          },
+          {
+            id: `send_floor_connected_c${c}`,
+            label: `connected send/floor (SQLite, 50 sockets) req/s @${c} conns`,
+            value: ratio(l, fc),
+            unit: 'x',
+            basis: `send ${Math.round(l.reqPerSec)} req/s ÷ floor ${Math.round(fc.reqPerSec)} req/s`,
+          },
+          {
             id: `floor_pg_c${c}`,
             label: `floor (PostgreSQL, a transaction per send)/hello req/s @${c} conns`,
             value: ratio(pf, h),
@@ -304,6 +343,7 @@ export const sendBench: Benchmark = {
         );
       }
       details['framesReceived'] = frames;
+      details['floorFramesReceived'] = floorFrames;
       return { status: 'ok', figures, table, details, warnings: problems };
     } finally {
       await Promise.all([

@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 /**
  * The floor of the send benchmark (issue 15): the least a durable `POST /channels/:id/messages`
@@ -18,6 +19,11 @@ import Fastify from 'fastify';
  * - `pg-batch`: the requests of one turn of the loop written by one transaction of three
  *   multi-row statements: the floor of any batching design on PostgreSQL.
  * argv[4]: the SQLite file, or the PostgreSQL URL (its schema must exist and be empty).
+ *
+ * Sockets: WebSocket clients of `/gateway` (no protocol: no HELLO, no heartbeat) receive every
+ * message as a dispatch frame once it has committed — one string per socket, built from one
+ * serialization with only `s` differing, and one write per socket for all the messages of a loop
+ * turn (corked): the least a fan-out to N connected bots costs.
  */
 const port = Number(process.argv[2] ?? '0');
 const mode = process.argv[3] ?? 'sqlite';
@@ -196,6 +202,25 @@ const users = new Map<string, number>();
 let lastMs = 0;
 let seq = 0;
 const app = Fastify({ logger: false });
+const sockets = new Map<WebSocket, { s: number }>();
+const gateway = new WebSocketServer({ server: app.server, path: '/gateway' });
+// The messages committed in one turn of the loop go out together: one write per socket.
+let committed: string[] = [];
+const fanOut = (): void => {
+  const batch = committed;
+  committed = [];
+  for (const [ws, session] of sockets) {
+    const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.cork();
+    for (const data of batch)
+      ws.send(`{"op":0,"t":"MESSAGE_CREATE","s":${++session.s},"d":${data}}`);
+    socket.uncork();
+  }
+};
+gateway.on('connection', (ws) => {
+  sockets.set(ws, { s: 0 });
+  ws.on('close', () => sockets.delete(ws));
+});
 app.post<{ Params: { channelId: string }; Body: { content: string } }>(
   '/api/v1/channels/:channelId/messages',
   {
@@ -240,15 +265,20 @@ app.post<{ Params: { channelId: string }; Body: { content: string } }>(
       content: req.body.content,
       timestamp: new Date(now).toISOString(),
     };
+    const data = JSON.stringify(message);
     await writer({
       id,
       channelId: Number(req.params.channelId),
       authorId,
       content: req.body.content,
       createdAt: now,
-      event: JSON.stringify({ op: 0, t: 'MESSAGE_CREATE', d: message }),
+      event: data,
       day: Math.floor(now / 86_400_000),
     });
+    if (sockets.size > 0) {
+      committed.push(data);
+      if (committed.length === 1) setImmediate(fanOut);
+    }
     return reply.send(message);
   },
 );
