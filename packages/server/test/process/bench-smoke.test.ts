@@ -19,6 +19,14 @@ const FIGURES: Record<string, { ids: string[]; mayBeUnavailable?: RegExp }> = {
       'send_rps_c10',
       'send_p50_c10',
       'send_p99_c50',
+      // issue 15: the floors (bench/servers/floor.ts) and Parley's ratio to them
+      'floor_c10',
+      'send_floor_c50',
+      'floor_connected_c10',
+      'send_floor_connected_c50',
+      'floor_pg_c10',
+      'floor_pg_batch_c50',
+      'send_floor_pg_c10',
     ],
   },
   fanout: {
