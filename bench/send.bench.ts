@@ -61,12 +61,17 @@ export const sendBench: Benchmark = {
       pgOp.close();
       const path = `/api/v1/channels/${world.channelId}/messages`;
       // One request by hand first: a broken send fails loudly instead of measuring 4xx speed.
-      const probe = new HttpClient(server.origin);
-      await probe.expect('POST', path, 200, {
-        token: world.bots[0]?.token,
-        body: JSON.parse(BODY),
-      });
-      probe.close();
+      // The floors too: a broken floor would otherwise report a ratio of 0 from its errors.
+      for (const [origin, token] of [
+        [server.origin, world.bots[0]?.token],
+        [floor.origin, 'floor-0'],
+        [pgFloor.origin, 'floor-0'],
+        [pgBatchFloor.origin, 'floor-0'],
+      ] as const) {
+        const probe = new HttpClient(origin);
+        await probe.expect('POST', path, 200, { token, body: JSON.parse(BODY) });
+        probe.close();
+      }
 
       const sendLoad = (connections: number, durationS: number): Promise<LoadResult> =>
         runLoad({

@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import type { Pool, PoolClient } from 'pg';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 /**
@@ -103,31 +104,35 @@ async function pgPool() {
   return pool;
 }
 
+/** BEGIN, the writes, COMMIT on one pooled connection (ROLLBACK if a write fails). */
+async function inTransaction(pool: Pool, writes: (c: PoolClient) => Promise<void>) {
+  const c = await pool.connect();
+  try {
+    await c.query('begin');
+    await writes(c);
+    await c.query('commit');
+  } catch (err) {
+    await c.query('rollback').catch(() => undefined);
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
 async function pgWriter(): Promise<Writer> {
   const pool = await pgPool();
-  return async (s) => {
-    const c = await pool.connect();
-    try {
-      await c.query('begin');
+  return (s) =>
+    inTransaction(pool, async (c) => {
       await c.query(MESSAGE_SQL, [s.id, s.channelId, 1, s.authorId, s.content, s.createdAt]);
       await c.query(EVENT_SQL, ['MESSAGE_CREATE', s.event, s.createdAt]);
       await c.query(COUNT_SQL, [s.authorId, s.day]);
-      await c.query('commit');
-    } catch (err) {
-      await c.query('rollback').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
-  };
+    });
 }
 
 async function pgBatchWriter(): Promise<Writer> {
   const pool = await pgPool();
-  return grouped(async (batch) => {
-    const c = await pool.connect();
-    try {
-      await c.query('begin');
+  return grouped((batch) =>
+    inTransaction(pool, async (c) => {
       await c.query(
         'insert into messages (id, channel_id, guild_id, author_id, content, msg_type, created_at) ' +
           'select id, channel_id, guild_id, author_id, content, 0, $6::bigint ' +
@@ -156,14 +161,8 @@ async function pgBatchWriter(): Promise<Writer> {
           'on conflict (user_id, day) do update set messages_sent = upload_usage_daily.messages_sent + excluded.messages_sent',
         [[...per.keys()], [...per.values()], batch[0]?.day ?? 0],
       );
-      await c.query('commit');
-    } catch (err) {
-      await c.query('rollback').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
-  });
+    }),
+  );
 }
 
 /** The sends of one turn of the loop share one transaction; the next group waits for it. */
