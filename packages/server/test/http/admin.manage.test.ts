@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_EVERYONE_PERMISSIONS } from '@parley/protocol';
 import {
   expectError,
   expectStatus,
@@ -203,7 +204,10 @@ dbDescribe('operator API: lists, reads and changes (D52)', () => {
       expect(r.body.channels).toEqual([
         { id: g.channel, guildId: g.id, name: 'general', type: 0, topic: '' },
       ]);
-      expect(r.body.roles).toEqual([{ id: g.id, name: '@everyone', permissions: 7 }]);
+      // D57: the new default
+      expect(r.body.roles).toEqual([
+        { id: g.id, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS },
+      ]);
       const renamed = await expectStatus(
         await h.admin.patch(`/guilds/${g.id}`, { name: 'New' }),
         200,
@@ -275,7 +279,7 @@ dbDescribe('operator API: lists, reads and changes (D52)', () => {
       );
       expect(p.body).toMatchObject({ name: 'admins', permissions: 8 });
       expectError(
-        await h.admin.patch(`/roles/${role.body.id}`, { permissions: 16 }),
+        await h.admin.patch(`/roles/${role.body.id}`, { permissions: 131072 }),
         400,
         'VALIDATION_ERROR',
       );

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_EVERYONE_PERMISSIONS } from '@parley/protocol';
 import { FakeClock } from '../helpers/clock.js';
 import {
   createHarness,
@@ -185,7 +186,13 @@ dbDescribe('D46 register with PARLEY_REGISTRATION=invite (the default)', () => {
     const create = seen.find((e) => e.type === 'GUILD_CREATE');
     expect(create?.audience).toEqual({ kind: 'users', userIds: [p.id] });
     const view = JSON.parse(create?.data ?? 'null');
-    expect(view).toMatchObject({ id: guildId, name: 'Home', ownerId, bots: [], myPermissions: 7 });
+    expect(view).toMatchObject({
+      id: guildId,
+      name: 'Home',
+      ownerId,
+      bots: [],
+      myPermissions: DEFAULT_EVERYONE_PERMISSIONS,
+    });
     // The second use is the last one: then the code is used up.
     await register(h, 'Second', { invite: code });
     expectError(

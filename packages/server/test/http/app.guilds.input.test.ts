@@ -102,7 +102,7 @@ dbDescribe('guild administration: bad input (D5, D6, D54)', () => {
       ['role no perms', () => owner.app.post(`/guilds/${g.id}/roles`, { name: 'x' })],
       [
         'role perms high',
-        () => owner.app.post(`/guilds/${g.id}/roles`, { name: 'x', permissions: 16 }),
+        () => owner.app.post(`/guilds/${g.id}/roles`, { name: 'x', permissions: 131072 }),
       ],
       [
         'role perms neg',

@@ -611,10 +611,10 @@ const CASES: Case[] = [
     code: 'NOT_FOUND',
   },
   {
-    name: 'admin roles: permissions 16 → 400 (D11)',
+    name: 'admin roles: permissions 131072 → 400 (D57: unknown bit)',
     method: 'POST',
     url: '/admin/v1/guilds/{guild}/roles',
-    body: { name: 'r', permissions: 16 },
+    body: { name: 'r', permissions: 131072 },
     status: 400,
     code: V,
     field: 'permissions',
