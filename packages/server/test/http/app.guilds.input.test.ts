@@ -144,7 +144,8 @@ dbDescribe('guild administration: bad input (D5, D6, D54)', () => {
       ['overwrite none', () => owner.app.put(`/channels/${g.generalId}/overwrites/${g.id}`, {})],
       [
         'overwrite high',
-        () => owner.app.put(`/channels/${g.generalId}/overwrites/${g.id}`, { allow: 99, deny: 0 }),
+        () =>
+          owner.app.put(`/channels/${g.generalId}/overwrites/${g.id}`, { allow: 1 << 17, deny: 0 }),
       ],
       [
         'overwrite extra',
