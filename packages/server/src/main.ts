@@ -5,7 +5,8 @@ import { sweepOrphanBlobs } from './domain/files/files.service.js';
 import { startRetention } from './domain/retention.js';
 import { buildApp } from './http/app.js';
 import type { Lifecycle } from './http/routes/ops.routes.js';
-import { openServices } from './services.js';
+import { openServices, type Services } from './services.js';
+import { isDatabaseUnreachable } from './storage/unreachable.js';
 import { claimServerLock } from './storage/server-lock.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
@@ -15,12 +16,13 @@ import { WebhookWorker } from './webhooks/worker.js';
 export async function serve(config: Config): Promise<void> {
   // D53: /readyz is 503 until everything below is up, and again while draining.
   const lifecycle: Lifecycle = { phase: 'starting' };
-  const services = await openServices(config).catch((err: unknown) => {
+  const services = await openServicesPatiently(config).catch((err: unknown) => {
     // D42: say which setting to look at, in one line.
     throw new Error(
       `cannot open the database (PARLEY_DATABASE_URL): ${err instanceof Error ? err.message : String(err)}`,
     );
   });
+  const health = services.health;
   // `parley restore` refuses while this lock names a live process (SQLite only).
   const lock = claimServerLock(config.databaseUrl);
   const https =
@@ -29,8 +31,10 @@ export async function serve(config: Config): Promise<void> {
       : undefined;
   // D39: deliveries are durable rows; the worker picks up what a previous run left pending.
   let logFailure = (_o: object): void => {};
+  let warn = (_err: unknown, _msg: string): void => {};
   const webhooks = new WebhookWorker(services.domain, {
     logFailure: (o) => logFailure(o),
+    warn: (err, msg) => warn(err, msg),
   });
   services.events.onWebhooks(() => webhooks.wake());
   const app = await buildApp(
@@ -47,6 +51,12 @@ export async function serve(config: Config): Promise<void> {
       'tightened the mode of a data file or directory: it was readable by other local accounts',
     );
   logFailure = (o) => app.log.info(o, 'webhook try failed');
+  // D72: an outage is logged when it begins and when it ends (health/health.ts); what fails
+  // meanwhile in background loops is part of it, not a line each.
+  health.setLog((fields, msg) => app.log.warn(fields, msg));
+  warn = (err, msg) => {
+    if (!health.quiet(err)) app.log.warn({ err }, msg);
+  };
   await app.listen({ host: config.host, port: config.port });
   webhooks.start();
   lifecycle.phase = 'ready';
@@ -56,13 +66,18 @@ export async function serve(config: Config): Promise<void> {
       .then((n) => {
         if (n > 0) app.log.info({ removed: n }, 'removed blobs no file refers to');
       })
-      .catch((err: unknown) => app.log.warn({ err }, 'orphan blob sweep failed'));
+      .catch((err: unknown) => warn(err, 'orphan blob sweep failed'));
   };
   sweep();
   const sweeper = setInterval(sweep, 3_600_000);
   sweeper.unref();
   // D53: finished webhook deliveries and old upload counters, at start, then hourly.
-  const retention = startRetention(services.domain, app.log);
+  const retention = startRetention(services.domain, {
+    info: (o, msg) => app.log.info(o, msg),
+    warn: (o: { err?: unknown }, msg: string) => {
+      if (!health.quiet(o.err)) app.log.warn(o, msg);
+    },
+  });
   const addr = app.server.address() as AddressInfo;
   if (config.publicUrl === undefined && config.port === 0) {
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -117,6 +132,40 @@ export async function serve(config: Config): Promise<void> {
   // person at a terminal: stop at once (op 7 still goes out).
   process.once('SIGTERM', () => shutdown('SIGTERM', config.drainMs));
   process.once('SIGINT', () => shutdown('SIGINT', 0));
+}
+
+/** D72: the longest wait between two attempts to reach the database at start. */
+const START_RETRY_MAX_MS = 5_000;
+
+/**
+ * D72: a node started while PostgreSQL cannot be reached (refused, not accepting connections, a
+ * failover under way) waits for it instead of exiting — one line when it starts waiting, one
+ * when it got through, retries with backoff in between. Anything else (a bad URL, a failed
+ * migration, SQLite) fails at once as before.
+ */
+async function openServicesPatiently(config: Config): Promise<Services> {
+  let waitMs = 250;
+  let since: number | undefined;
+  for (;;) {
+    try {
+      const services = await openServices(config);
+      if (since !== undefined)
+        process.stderr.write(
+          `parley: the database answers after ${((performance.now() - since) / 1000).toFixed(1)} s; starting\n`,
+        );
+      return services;
+    } catch (err) {
+      if (config.databaseUrl.startsWith('sqlite:') || !isDatabaseUnreachable(err)) throw err;
+      if (since === undefined) {
+        since = performance.now();
+        process.stderr.write(
+          `parley: waiting for the database (PARLEY_DATABASE_URL): ${err instanceof Error ? err.message : String(err)}\n`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      waitMs = Math.min(waitMs * 2, START_RETRY_MAX_MS);
+    }
+  }
 }
 
 /** Settings that weaken D37's protection, said where the operator looks at start. */

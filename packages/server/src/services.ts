@@ -11,6 +11,7 @@ import type { RateLimiter } from './ratelimit/limiter.js';
 import { createRateLimiter } from './ratelimit/open.js';
 import { migrate, openDatabase, type OpenOptions } from './storage/db.js';
 import { secureDataDir, type Tightened } from './storage/file-modes.js';
+import { Health } from './health/health.js';
 
 /** Everything the transports (HTTP, gateway, CLI) share, built once from the config. */
 export interface Services {
@@ -24,6 +25,8 @@ export interface Services {
   readonly events: EventsRuntime;
   /** D54: directories and files whose looser modes were tightened at start (serve logs them) */
   readonly tightened: readonly Tightened[];
+  /** D72: outages of the database and Redis as this node sees them (logged once each) */
+  readonly health: Health;
   close(): Promise<void>;
 }
 
@@ -39,7 +42,12 @@ export async function openServices(
 ): Promise<Services> {
   // D54: the data directory 0700 before anything is created in it.
   const dirs = secureDataDir(config.dataDir);
-  const handle = openDatabase(config.databaseUrl, { cacheMib: config.sqliteCacheMib, ...opts });
+  const health = new Health({ redis: config.redisUrl !== undefined });
+  const handle = openDatabase(config.databaseUrl, {
+    cacheMib: config.sqliteCacheMib,
+    health: health.database,
+    ...opts,
+  });
   try {
     await migrate(handle.db, handle.dialect);
     const codec = new BotTokenCodec(await loadTokenSecret(handle.db, config.tokenSecret));
@@ -70,6 +78,7 @@ export async function openServices(
       clock,
       cache,
       dialect: handle.dialect,
+      health,
     });
     const domain: Domain = {
       db: events.db,
@@ -83,13 +92,14 @@ export async function openServices(
       cache,
     };
     const blobs = await openBlobStore(config);
-    const limiter = createRateLimiter(config, clock);
+    const limiter = createRateLimiter(config, clock, health);
     return {
       domain,
       codec,
       blobs,
       limiter,
       events,
+      health,
       tightened: [...dirs, ...handle.tightened],
       close: async () => {
         try {

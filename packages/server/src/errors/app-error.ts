@@ -42,3 +42,14 @@ export const forbidden = (why: string): AppError => new AppError('FORBIDDEN', wh
 export const invalid = (field: string, problem: string): AppError =>
   new AppError('VALIDATION_ERROR', `${field} ${problem}`, { details: [{ field, problem }] });
 export const conflict = (why: string): AppError => new AppError('CONFLICT', why);
+
+/**
+ * D72: the database cannot be reached (storage/unreachable.ts decides): a temporary refusal with
+ * Retry-After, never a 500. The outage is logged once elsewhere (health/health.ts).
+ */
+export const databaseUnavailable = (cause: unknown): AppError =>
+  new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', {
+    retryAfter: 1,
+    headers: { 'retry-after': '1' },
+    cause,
+  });

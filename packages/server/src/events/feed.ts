@@ -107,9 +107,16 @@ export class Feed {
 
   /** The reader starts at the log's end now: what came before belongs to sessions' catch-up. */
   init(): Promise<void> {
-    this.ready ??= logEnd(this.db).then((k) => {
-      if (keyLess(this.end, k)) this.end = k;
-    });
+    this.ready ??= logEnd(this.db).then(
+      (k) => {
+        if (keyLess(this.end, k)) this.end = k;
+      },
+      (err: unknown) => {
+        // D72: the database could not be read: the next advance tries again.
+        this.ready = undefined;
+        throw err;
+      },
+    );
     return this.ready;
   }
 

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { RedisHealth } from '../health/health.js';
+import { isRedisUnavailable } from '../storage/unreachable.js';
 import { isSignal, type Signal, type SignalBus } from './bus.js';
 
 const CHANNEL = 'parley:signals';
@@ -13,59 +15,116 @@ let ioredis: Promise<{ Redis: typeof Redis }> | undefined;
 const loadIoredis = (): Promise<{ Redis: typeof Redis }> => (ioredis ??= import('ioredis'));
 
 /**
+ * D72: a signal is a hint, so nothing waits for Redis: while the connection is down a publish
+ * fails at once (no offline queue, no retries per request, a command timeout for one sent just
+ * before the connection died) instead of piling up in memory, and ioredis reconnects on its own.
+ * The subscriber subscribes again itself each time it is back (autoResubscribe off), so it knows
+ * when its subscription has been restored.
+ */
+const PUBLISHER = {
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: 1000,
+  connectTimeout: 2000,
+} as const;
+const SUBSCRIBER = {
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResubscribe: false,
+  connectTimeout: 2000,
+} as const;
+
+/**
  * Several nodes: signals over Redis pub/sub. A bot connected to node B hears about an event
  * committed on node A within a Redis round trip. Each process tags its messages and ignores its
  * own (it already acted on them directly). The publishing connection opens on first use, so
  * the CLI only connects when it has something to say (e.g. a token reset).
+ *
+ * D72: every signal but one is also found by polling the database (bus.ts), so losing them
+ * costs latency. People's events are not: they are never stored (D51). So a lost people's
+ * event is reported as a gap — by the subscriber when its subscription comes back after being
+ * down (it heard nothing meanwhile), and by a publisher that failed to send one, with a `gap`
+ * signal to every other node once it can publish again — and the people's gateway resyncs its
+ * sessions (gateway/people-gateway.ts).
  */
 export class RedisBus implements SignalBus {
   private readonly origin = randomBytes(8).toString('hex');
   /** the publishing client with the channel name, created on first use (see loadIoredis) */
-  private pub: Promise<{ client: Redis; channel: string }> | undefined;
+  private pub: Promise<{ client: Redis; channel: string; ready: Promise<void> }> | undefined;
   private sub: Redis | undefined;
   private closed = false;
+  /** a people's event could not be published: other nodes are told once publishing works */
+  private peopleDropped = false;
 
   constructor(
     private readonly url: string,
     private readonly onError: (err: unknown) => void,
+    private readonly health?: RedisHealth,
   ) {}
 
-  private async client(): Promise<Redis> {
+  private async client(options: typeof PUBLISHER | typeof SUBSCRIBER): Promise<Redis> {
     const { Redis } = await loadIoredis();
-    const r = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-    // ioredis reconnects on its own; the periodic database checks cover the gap meanwhile.
+    const r = new Redis(this.url, { ...options });
+    // Failed commands reject on their own; the outage is logged once (health/health.ts). This
+    // listener keeps ioredis from throwing or printing every reconnection attempt.
     r.on('error', () => {});
+    this.health?.watch(r);
     return r;
   }
 
   /**
    * ioredis's `keyPrefix` (it may come in the URL's query) does not apply to pub/sub channels;
    * it is applied here by hand so deployments (and test runs) sharing a Redis stay apart.
+   * `ready` settles once the first connection attempt has (connected or failed): until then a
+   * publish waits for it rather than fail for a connection that is just being opened.
    */
-  private publisher(): Promise<{ client: Redis; channel: string }> {
-    this.pub ??= this.client().then((client) => ({
-      client,
-      channel: (client.options.keyPrefix ?? '') + CHANNEL,
-    }));
+  private publisher(): Promise<{ client: Redis; channel: string; ready: Promise<void> }> {
+    this.pub ??= this.client(PUBLISHER).then((client) => {
+      const ready = new Promise<void>((resolve) => {
+        client.once('ready', () => resolve());
+        client.once('close', () => resolve());
+      });
+      client.on('ready', () => this.tellGap());
+      client.connect().catch(() => {});
+      return { client, channel: (client.options.keyPrefix ?? '') + CHANNEL, ready };
+    });
     return this.pub;
   }
 
   publish(signal: Signal): void {
     if (this.closed) return;
-    // Signals keep their order: every publish chains on the same promise, and ioredis queues
+    // Signals keep their order: every publish chains on the same promises, and ioredis sends
     // commands in the order they are given.
     this.publisher()
-      .then(({ client, channel }) =>
-        client.publish(channel, JSON.stringify({ o: this.origin, s: signal })),
-      )
-      .catch(this.onError);
+      .then(async ({ client, channel, ready }) => {
+        if (client.status !== 'ready') await ready;
+        await client.publish(channel, JSON.stringify({ o: this.origin, s: signal }));
+        this.tellGap();
+      })
+      .catch((err: unknown) => {
+        if (signal.k === 'people') this.peopleDropped = true;
+        if (!isRedisUnavailable(err)) this.onError(err);
+      });
   }
 
-  async subscribe(handler: (signal: Signal) => void): Promise<void> {
+  /** People's events were dropped here: once publishing works, every other node hears of it. */
+  private tellGap(): void {
+    if (!this.peopleDropped || this.closed) return;
+    this.peopleDropped = false;
+    this.publish({ k: 'gap' });
+  }
+
+  async subscribe(handler: (signal: Signal) => void, gap: () => void = () => {}): Promise<void> {
     const { channel } = await this.publisher();
-    const sub = await this.client();
+    const sub = await this.client(SUBSCRIBER);
     // close() may have run while ioredis was loading: do not leave a connection behind it.
-    if (this.closed) return;
+    if (this.closed) {
+      this.health?.unwatch(sub);
+      sub.disconnect();
+      return;
+    }
     this.sub = sub;
     sub.on('message', (_channel: string, text: string) => {
       let msg: unknown;
@@ -76,9 +135,36 @@ export class RedisBus implements SignalBus {
       }
       const m = msg as { o?: unknown; s?: unknown };
       if (m.o === this.origin || !isSignal(m.s)) return;
-      handler(m.s);
+      if (m.s.k === 'gap') gap();
+      else handler(m.s);
     });
-    await sub.subscribe(channel);
+    // Down (or never up): whatever was published meanwhile is lost to this node.
+    let missed = false;
+    sub.on('close', () => {
+      missed = true;
+    });
+    let first: () => void = () => {};
+    const settled = new Promise<void>((resolve) => {
+      first = resolve;
+    });
+    sub.once('close', () => first());
+    sub.on('ready', () => {
+      sub.subscribe(channel).then(
+        () => {
+          first();
+          if (!missed) return;
+          missed = false;
+          gap();
+        },
+        (err: unknown) => {
+          // The connection went again before the subscription was made: the next 'ready' retries.
+          if (!isRedisUnavailable(err)) this.onError(err);
+        },
+      );
+    });
+    sub.connect().catch(() => {});
+    // Start-up waits for the first attempt (subscribed, or Redis down); ioredis retries after.
+    await settled;
   }
 
   async close(): Promise<void> {
@@ -87,6 +173,7 @@ export class RedisBus implements SignalBus {
     const pub = this.pub ? (await this.pub).client : undefined;
     for (const r of [pub, this.sub]) {
       if (!r) continue;
+      this.health?.unwatch(r);
       if (r.status === 'ready') await r.quit().catch(() => r.disconnect());
       else r.disconnect();
     }

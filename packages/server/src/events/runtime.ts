@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { EventRecorder, PeopleDispatch, PeopleRecorder } from '../domain/events/recorder.js';
 import type { DerivedCache } from '../domain/derived-cache.js';
+import type { Health } from '../health/health.js';
 import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db, Dialect } from '../storage/db.js';
@@ -40,6 +41,11 @@ export interface EventsRuntime {
    * the people's gateway fans them out to its own connections.
    */
   onPeople(listener: (e: PeopleDispatch) => void): () => void;
+  /**
+   * D72: people's events from other nodes may have been lost (Redis was unreachable): the
+   * people's gateway resyncs its sessions (they are never stored, so nothing else can replay them).
+   */
+  onPeopleGap(listener: () => void): () => void;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -51,15 +57,23 @@ export function openEvents(o: {
   clock: Clock;
   cache: DerivedCache;
   dialect: Dialect;
+  /** D72: errors of a database or Redis outage are the outage's (logged once there) */
+  health?: Health;
 }): EventsRuntime {
   let log = (err: unknown): void => {
     process.stderr.write(`parley events: ${err instanceof Error ? err.stack : String(err)}\n`);
   };
-  const onError = (err: unknown): void => log(err);
+  // D72: the feed, the pruner and the signals keep going through an outage, retrying on their
+  // timers; their failures meanwhile belong to the outage, not to the log line by line.
+  const onError = (err: unknown): void => {
+    if (!o.health?.quiet(err)) log(err);
+  };
   const hooks = new CommitHooks(onError);
   // Group commit where one connection serializes all writes anyway (SQLite).
   const db = hooks.wrap(o.db, { group: o.dialect === 'sqlite' });
-  const bus: SignalBus = o.config.redisUrl ? new RedisBus(o.config.redisUrl, onError) : noBus;
+  const bus: SignalBus = o.config.redisUrl
+    ? new RedisBus(o.config.redisUrl, onError, o.health?.redis)
+    : noBus;
   const feed = new Feed(db, o.dialect, { pollMs: DB_CHECK_MS, batch: 1024, onError });
   const listeners = new Set<(s: Signal) => void>();
   const tellLocal = (s: Signal): void => {
@@ -88,6 +102,16 @@ export function openEvents(o: {
   };
   const webhookListeners = new Set<() => void>();
   const peopleListeners = new Set<(e: PeopleDispatch) => void>();
+  const gapListeners = new Set<() => void>();
+  const tellGap = (): void => {
+    for (const l of gapListeners) {
+      try {
+        l();
+      } catch (err) {
+        onError(err);
+      }
+    }
+  };
   const tellPeople = (e: PeopleDispatch): void => {
     for (const l of peopleListeners) {
       try {
@@ -144,6 +168,10 @@ export function openEvents(o: {
       peopleListeners.add(l);
       return () => peopleListeners.delete(l);
     },
+    onPeopleGap: (l) => {
+      gapListeners.add(l);
+      return () => gapListeners.delete(l);
+    },
     async start() {
       if (started) return;
       started = true;
@@ -157,7 +185,7 @@ export function openEvents(o: {
           if (s.k === 'log') feed.wake();
           else if (s.k === 'people') tellPeople(s.e);
           else tellLocal(s);
-        });
+        }, tellGap);
       } catch (err) {
         // Redis down at start: the periodic database checks keep every node correct meanwhile.
         onError(err);

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Domain } from '../domain/context.js';
+import type { RedisHealth } from '../health/health.js';
 
 /**
  * D51 PRESENCE_UPDATE {userId, status}: a user (person or bot) is online while it holds at least
@@ -46,6 +47,8 @@ export class PresenceTracker {
       redisUrl: string | undefined;
       log: (err: unknown, msg: string) => void;
       graceMs?: number;
+      /** D72: told when the connection is lost and back */
+      health?: RedisHealth;
     },
   ) {}
 
@@ -56,10 +59,22 @@ export class PresenceTracker {
   async start(): Promise<void> {
     if (this.o.redisUrl === undefined || this.redis) return;
     const { Redis } = await loadIoredis();
-    const r = new Redis(this.o.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    // D72: while Redis is down a command fails at once (no offline queue, no retries; a timeout
+    // for one sent as the connection died): presence changes meanwhile are not announced
+    // (presence is a hint too), ioredis reconnects by itself and the next refresh re-adds this
+    // node's users.
+    const r = new Redis(this.o.redisUrl, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 1000,
+      connectTimeout: 2000,
+    });
     r.on('error', () => {});
+    this.o.health?.watch(r);
     this.redis = r;
     try {
+      await r.connect();
       // A restart with the same node id: whoever was online here before is not any more.
       const stale = await r.smembers(this.nodeKey);
       await r.del(this.nodeKey);
@@ -84,6 +99,7 @@ export class PresenceTracker {
     const r = this.redis;
     this.redis = undefined;
     if (r) {
+      this.o.health?.unwatch(r);
       // Leaving cleanly: this node's users go offline at once where no other node has them.
       const users = [...this.local.keys()];
       try {

@@ -8,8 +8,10 @@ import { authenticate, bearerToken, unauthorized } from '../domain/auth/authenti
 import { hashSessionToken, SESSION_PREFIX } from '../domain/auth/session-token.js';
 import type { BotTokenCodec } from '../domain/auth/bot-token.js';
 import type { Domain } from '../domain/context.js';
-import { AppError } from '../errors/app-error.js';
+import { AppError, databaseUnavailable } from '../errors/app-error.js';
 import type { EventsRuntime } from '../events/runtime.js';
+import { Health } from '../health/health.js';
+import { isDatabaseUnreachable } from '../storage/unreachable.js';
 import { clientAddress } from '../http/client-address.js';
 import { chargeBucket } from '../http/plugins/rate-limit.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
@@ -21,12 +23,15 @@ import type { PersonIdentity } from './person-connection.js';
 import { PresenceTracker } from './presence.js';
 import { GatewayRegistry } from './registry.js';
 import { releaseNode } from './session-store.js';
+import { takeConnectSlot } from './connect-attempts.js';
 
 export interface GatewayDeps {
   readonly domain: Domain;
   readonly codec: BotTokenCodec;
   readonly limiter: RateLimiter;
   readonly events: EventsRuntime;
+  /** D72: outages are logged once there, not per connection or per check */
+  readonly health?: Health | undefined;
 }
 
 export const GATEWAY_PATH = '/gateway';
@@ -57,13 +62,19 @@ const CANONICAL_INT = /^(0|[1-9][0-9]{0,15})$/;
 export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
   const { domain, codec, limiter, events } = deps;
   const config = domain.config;
-  const log = (err: unknown, msg: string): void => app.log.error({ err }, msg);
+  const health = deps.health ?? new Health({ redis: config.redisUrl !== undefined });
+  // D72: an error that belongs to a database or Redis outage is that outage's (logged once when
+  // it begins and once when it ends), not a line per connection, check or retry.
+  const log = (err: unknown, msg: string): void => {
+    if (!health.quiet(err)) app.log.error({ err }, msg);
+  };
   const registry = new GatewayRegistry(domain.db, events, log);
   // D51: presence counts bots' connections too; people get their own fan-out.
   const presence = new PresenceTracker(domain, {
     nodeId: config.nodeId,
     redisUrl: config.redisUrl,
     log,
+    ...(health.redis ? { health: health.redis } : {}),
   });
   const people = new PeopleGateway(domain, events, presence, log, (fields, msg) =>
     app.log.info(fields, msg),
@@ -138,6 +149,12 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
         // D28: a second attempt less than 1 s after the previous one is refused.
         const d = await limiter.consume(`gateway-connect:bot:${bot.botId}`, RECONNECT_SPEC);
         if (!d.allowed) throw tooFast(d.retryAfterMs, 'at most one connection attempt per second');
+        // D72: Redis could not say whether another node accepted an attempt in the last second
+        // (this node's own bucket decided): the database can.
+        if (d.local) {
+          const wait = await takeConnectSlot(domain.db, bot.botId, domain.clock.now());
+          if (wait > 0) throw tooFast(wait, 'at most one connection attempt per second');
+        }
       }
     } catch (err) {
       // D54/D25: a failed authentication draws from the client address's bucket (`global`
@@ -156,6 +173,8 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
         }
       }
       if (err instanceof AppError) return refuse(socket, err);
+      // D72: the database cannot be reached: come back shortly, like a REST request.
+      if (isDatabaseUnreachable(err)) return refuse(socket, databaseUnavailable(err));
       log(err, 'gateway upgrade failed');
       return refuse(socket, new AppError('INTERNAL_ERROR', 'Internal server error'));
     }

@@ -7,6 +7,7 @@ import type { EventsRuntime } from '../events/runtime.js';
 import { installGateway } from '../gateway/server.js';
 import type { BlobStore } from '../files/blob-store.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
+import { Health } from '../health/health.js';
 import fastifyCookie from '@fastify/cookie';
 import { adminAuth, botAuth } from './plugins/auth.js';
 import { personAuth } from './plugins/person-auth.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   readonly webhooks?: { wake(): void } | undefined;
   /** D53: starting / ready / draining, for /readyz (absent: ready, as in tests) */
   readonly lifecycle?: Lifecycle | undefined;
+  /** D72: database and Redis outages (Services.health; absent in tools: a fresh one) */
+  readonly health?: Health | undefined;
 }
 
 export interface AppOptions {
@@ -69,7 +72,11 @@ declare module 'fastify' {
 /**
  * The Fastify instance, never listening: main.ts listens, tests use inject() (ARCHITECTURE).
  */
-export async function buildApp(deps: AppDeps, opts: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const deps: AppDeps = {
+    ...given,
+    health: given.health ?? new Health({ redis: given.domain.config.redisUrl !== undefined }),
+  };
   const logger = opts.logger === undefined ? false : opts.logger;
   const timeouts = requestTimeouts(deps.domain.config.requestTimeoutMs);
   const app = Fastify({

@@ -85,6 +85,25 @@ const rateLimited = new client.Counter({
   labelNames: ['bucket'] as const,
   registers: [registry],
 });
+/** D72: the database and Redis, as this node sees them now, and how often each went away. */
+export type DependencyName = 'database' | 'redis';
+const dependencyUp = new client.Gauge({
+  name: 'parley_dependency_up',
+  help: 'Whether this node reaches a dependency now (1) or not (0): database, redis',
+  labelNames: ['dependency'] as const,
+  registers: [registry],
+});
+const dependencyOutages = new client.Counter({
+  name: 'parley_dependency_outages_total',
+  help: 'Outages of a dependency seen by this node (each begins with one warn log line)',
+  labelNames: ['dependency'] as const,
+  registers: [registry],
+});
+const localRateDecisions = new client.Counter({
+  name: 'parley_rate_limit_local_decisions_total',
+  help: "Rate-limit decisions made with this node's own buckets because Redis was unreachable",
+  registers: [registry],
+});
 for (const kind of ['bot', 'person'] as const) {
   connections.set({ kind }, 0);
   connectionsOpened.inc({ kind }, 0);
@@ -135,6 +154,18 @@ export function webhookTry(outcome: WebhookOutcome, ms: number): void {
 
 export function rateLimitRefused(bucket: string): void {
   rateLimited.inc({ bucket });
+}
+
+/** D72: a dependency is reached again (`up`) or lost (an outage begins). */
+export function dependencyState(dependency: DependencyName, up: boolean): void {
+  dependencyUp.set({ dependency }, up ? 1 : 0);
+  if (!up) dependencyOutages.inc({ dependency });
+  else dependencyOutages.inc({ dependency }, 0);
+}
+
+/** D72: a rate limit decided by this node alone (Redis unreachable). */
+export function rateDecidedLocally(): void {
+  localRateDecisions.inc();
 }
 
 export const metricsContentType = registry.contentType;

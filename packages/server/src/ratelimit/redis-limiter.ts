@@ -3,6 +3,7 @@ import type { RateSpec } from '../config/config.js';
 import type { Clock } from '../ids/clock.js';
 import type { RateLimiter } from './limiter.js';
 import { decide, type Decision } from './token-bucket.js';
+import type { RedisHealth } from '../health/health.js';
 
 /**
  * D27: the same token bucket as token-bucket.ts (`refill` + the comparison in `decide`), written
@@ -59,36 +60,62 @@ export interface RedisLimiterOptions {
    * against Redis with a fake clock. Production leaves it unset (D27: one clock for all nodes).
    */
   clock?: Clock;
+  /** D72: told when the connection is lost and back */
+  health?: RedisHealth;
 }
+
+/** D72: a decision waits at most this long for Redis's answer before the node decides alone. */
+const COMMAND_TIMEOUT_MS = 1000;
 
 /**
  * Several nodes: buckets in Redis. The connection is opened on first use (the CLI builds the
- * services without ever deciding). When Redis is unreachable a decision fails after a short
- * retry, the request ends in 500 INTERNAL_ERROR and the log says why: limits are never silently
- * dropped (D27), and requests do not hang waiting for Redis.
+ * services without ever deciding). When Redis is unreachable a decision fails AT ONCE — no
+ * offline queue, no retries, a command timeout — so the caller can decide without it (D72:
+ * ratelimit/open.ts falls back to the node's own buckets) and no request waits for Redis.
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: WithTake;
   private readonly namespace: string;
   private readonly clock: Clock | undefined;
+  private readonly health: RedisHealth | undefined;
+  /** settles when the first connection attempt has (ready, or failed) */
+  private started: Promise<void> | undefined;
 
   constructor(url: string, opts: RedisLimiterOptions = {}) {
     this.namespace = opts.namespace ?? 'parley:rl:';
     this.clock = opts.clock;
+    this.health = opts.health;
     // `new Redis(url)` reads options from the URL's query too, e.g. `?keyPrefix=staging:`.
+    // D72: while the connection is down a command fails at once instead of queueing (offline
+    // queue off, no retries per request); one sent just before the connection died fails after
+    // COMMAND_TIMEOUT_MS. ioredis keeps reconnecting on its own.
     const redis = new Redis(url, {
       lazyConnect: true,
-      maxRetriesPerRequest: 2,
-      connectTimeout: 5_000,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2_000,
+      commandTimeout: COMMAND_TIMEOUT_MS,
     });
-    // Failed commands reject on their own and reach the request's error handler; this listener
-    // only keeps ioredis from printing every reconnection attempt to stderr.
+    // Failed commands reject on their own; the outage is logged once (health/health.ts). This
+    // listener keeps ioredis from throwing or printing every reconnection attempt.
     redis.on('error', () => {});
+    this.health?.watch(redis);
     redis.defineCommand('parleyTake', { numberOfKeys: 1, lua: TAKE_LUA });
     this.redis = redis as WithTake;
   }
 
+  /** The first decision waits for the first connection attempt; later ones never wait. */
+  private start(): Promise<void> {
+    this.started ??= new Promise<void>((resolve) => {
+      this.redis.once('ready', () => resolve());
+      this.redis.once('close', () => resolve());
+      this.redis.connect().catch(() => {});
+    });
+    return this.started;
+  }
+
   async consume(key: string, spec: RateSpec, cost = 1): Promise<Decision> {
+    if (this.redis.status !== 'ready') await this.start();
     const now = this.clock ? String(this.clock.now()) : '';
     const [, tokens, at] = await this.redis.parleyTake(
       this.namespace + key,
@@ -101,6 +128,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
+    this.health?.unwatch(this.redis);
     if (this.redis.status === 'ready') await this.redis.quit();
     else this.redis.disconnect();
   }

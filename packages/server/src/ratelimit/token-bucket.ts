@@ -26,6 +26,11 @@ export interface Decision {
    * X-RateLimit-Reset is stated on the clock that made the decision.
    */
   atMs: number;
+  /**
+   * D72: decided by this node's own buckets because the shared store (Redis) could not be
+   * reached; absent when the store decided.
+   */
+  local?: true;
 }
 
 export function refill(state: BucketState | undefined, spec: RateSpec, nowMs: number): number {

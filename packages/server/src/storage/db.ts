@@ -15,6 +15,8 @@ import { PgCacheVersion } from './pg-version.js';
 import { migrationProvider } from './migrations/index.js';
 import { secureSqliteFiles, type Tightened } from './file-modes.js';
 import { writesDerivedData } from './derived-writes.js';
+import type { DatabaseHealth } from '../health/health.js';
+import { connectFailed } from './unreachable.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -38,7 +40,15 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite only: page cache size in MiB (PARLEY_SQLITE_CACHE_MIB) */
   cacheMib?: number;
+  /** PostgreSQL only: told when connections fail and come back (D72) */
+  health?: DatabaseHealth;
 }
+
+/**
+ * D72: how long a request waits for a connection — a new one to open, or a busy pool's to free
+ * up — before it fails (503), instead of hanging while the database cannot be reached.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
 
 // int8 (OID 20) as a JS number: all our ids and times are ≤ 2^53−1 (D3), so this is exact.
 const INT8_OID = 20;
@@ -111,9 +121,37 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
       types: pgTypes(pg.types),
       ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
     };
-    const p = new pg.Pool({ ...settings, max: opts.poolSize ?? 10 });
+    const p = new pg.Pool({
+      ...settings,
+      max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    // D72: a lost connection never ends the process. pg-pool emits 'error' for an idle client
+    // whose connection dies (a terminated backend, a restart, a proxy's idle timeout), and a
+    // checked-out client emits it itself: without listeners either is an uncaught exception.
+    // The pool drops the broken client (it is no longer queryable) and opens a new one on demand.
+    const epochs = new WeakMap<object, number>();
+    const lost = (err: Error, client: object): void =>
+      opts.health?.lost(err, epochs.get(client) ?? 0);
+    p.on('error', lost);
+    p.on('connect', (client) => {
+      epochs.set(client, opts.health?.connected() ?? 0);
+      client.on('error', (err) => lost(err, client));
+    });
     version.attach(p, () => new pg.Client(settings));
-    return p;
+    // What Kysely sees: the pool, with a failed connection attempt reported and marked as a
+    // connection failure (a 503 whatever its code, storage/unreachable.ts).
+    return {
+      connect: async () => {
+        try {
+          return await p.connect();
+        } catch (err) {
+          opts.health?.connectFailed(err);
+          throw connectFailed(err);
+        }
+      },
+      end: () => p.end(),
+    };
   };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {

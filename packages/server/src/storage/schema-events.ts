@@ -40,6 +40,13 @@ export interface GatewayClaimsTable {
   n: number;
 }
 
+/** D72: a bot's last gateway connection attempt accepted while Redis was unreachable (D28). */
+export interface GatewayConnectAttemptsTable {
+  bot_id: number;
+  /** ms since the epoch, on the accepting node's clock */
+  at: number;
+}
+
 /** D31: gateway sessions, shared by all nodes so a session resumes anywhere, even after restart. */
 export interface GatewaySessionsTable {
   id: string;
@@ -68,5 +75,6 @@ export interface EventsTables {
   event_log_pruned: EventLogPrunedTable;
   recipient_sets: RecipientSetsTable;
   gateway_claims: GatewayClaimsTable;
+  gateway_connect_attempts: GatewayConnectAttemptsTable;
   gateway_sessions: GatewaySessionsTable;
 }

@@ -31,6 +31,11 @@ export interface WorkerOptions {
   /** D39: an answer must come within 10 s */
   timeoutMs?: number;
   random?: () => number;
+  /**
+   * The worker's own failures (a claim or an outcome write the database refused). D72: the
+   * server passes a filter that leaves a database outage's failures to the outage's log lines.
+   */
+  warn?: (err: unknown, msg: string) => void;
   /** issue #13: one info line per failed try (bot, status, latency) */
   logFailure?: (o: {
     botId: number;
@@ -94,6 +99,7 @@ export class WebhookWorker {
   private readonly timeoutMs: number;
   private readonly random: () => number;
   private readonly logFailure: WorkerOptions['logFailure'];
+  private readonly warn: (err: unknown, msg: string) => void;
   private readonly agent: Agent;
   private readonly inFlight = new Map<number, number>();
   /** each bot's current cap (absent: `perBot`), grown by fast answers, reset by anything else */
@@ -127,6 +133,10 @@ export class WebhookWorker {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.random = opts.random ?? Math.random;
     this.logFailure = opts.logFailure;
+    this.warn =
+      opts.warn ??
+      ((err, msg) =>
+        process.emitWarning(`${msg}: ${err instanceof Error ? err.message : String(err)}`));
     this.agent = new Agent({
       connect: { lookup: checkedLookup(policyOf(d)), timeout: this.timeoutMs },
       keepAliveTimeout: 10_000,
@@ -145,7 +155,7 @@ export class WebhookWorker {
       update webhook_deliveries set locked_until = null, locked_by = null
       where state = 'pending' and locked_by = ${this.d.config.nodeId}`
       .execute(this.d.db)
-      .catch((err: unknown) => process.emitWarning(`webhook worker: ${String(err)}`))
+      .catch((err: unknown) => this.warn(err, 'webhook worker'))
       .finally(() => this.schedule(0));
   }
 
@@ -223,7 +233,7 @@ export class WebhookWorker {
       } while (this.again && !this.stopped);
     } catch (err) {
       // A database hiccup must not kill the worker: log and try again at the next poll.
-      process.emitWarning(`webhook worker: ${err instanceof Error ? err.message : String(err)}`);
+      this.warn(err, 'webhook worker');
     } finally {
       this.ticking = false;
       if (!this.stopped) this.schedule(this.pollMs);
@@ -295,8 +305,12 @@ export class WebhookWorker {
     // visit every pending row, and test each against the id list; `+state` makes it look the
     // claimed ids up by primary key instead. (PostgreSQL plans it by id as written.)
     const pendingById = this.d.dialect === 'sqlite' ? sql`+state` : sql`state`;
+    // D72: the try is counted when it is claimed, before anything is sent: a try cut short by a
+    // crash (its outcome never written, its lease expired) was made as far as the receiver can
+    // tell, so the next one carries the next number (X-Service-Attempt), not the same again.
     const res = await sql<WebhookDeliveriesTable>`
-      update webhook_deliveries set locked_until = ${lease}, locked_by = ${this.d.config.nodeId}, updated_at = ${now}
+      update webhook_deliveries set locked_until = ${lease}, locked_by = ${this.d.config.nodeId}, updated_at = ${now},
+        attempts = attempts + 1
       where ${pendingById} = 'pending' and (locked_until is null or locked_until < ${now})
         and id in (${sql.join(perBot, sql` union all `)})
       returning *`.execute(this.d.db);
@@ -338,10 +352,11 @@ export class WebhookWorker {
     );
   }
 
+  /** Claimed but never tried (the worker stopped): the lease and the count are given back. */
   private async release(ids: number[]): Promise<void> {
     await this.d.db
       .updateTable('webhook_deliveries')
-      .set({ locked_until: null })
+      .set((eb) => ({ locked_until: null, attempts: eb('attempts', '-', 1) }))
       .where('id', 'in', ids)
       .execute();
   }
@@ -361,7 +376,7 @@ export class WebhookWorker {
         else this.caps.set(bot, cap);
         this.record(o);
       })
-      .catch((err: unknown) => process.emitWarning(`webhook attempt failed: ${String(err)}`))
+      .catch((err: unknown) => this.warn(err, 'webhook attempt failed'))
       .finally(() => {
         this.running -= 1;
         const n = (this.inFlight.get(bot) ?? 1) - 1;
@@ -383,7 +398,8 @@ export class WebhookWorker {
 
   private async attempt(row: WebhookDeliveriesTable, bot: Target | undefined): Promise<Outcome> {
     const d = this.d;
-    const attempt = row.attempts + 1;
+    // Counted by the claim (see claim): the row as claimed carries this try's number.
+    const attempt = row.attempts;
     if (!bot?.url)
       return this.outcome(row, attempt, { final: true, error: 'webhook address removed' });
 
@@ -515,7 +531,7 @@ export class WebhookWorker {
         await this.writeOutcomes(batch);
       } catch (err) {
         // The rows keep their lease and are tried again when it expires (at least once).
-        process.emitWarning(`webhook worker: writing outcomes failed: ${String(err)}`);
+        this.warn(err, 'webhook worker: writing outcomes failed');
       }
     }
   }

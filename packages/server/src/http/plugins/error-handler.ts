@@ -3,7 +3,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody, ErrorCode, ErrorDetail } from '@parley/protocol';
 import { ERROR_STATUS } from '@parley/protocol';
-import { AppError } from '../../errors/app-error.js';
+import { AppError, databaseUnavailable } from '../../errors/app-error.js';
+import { isDatabaseUnreachable } from '../../storage/unreachable.js';
 
 /**
  * The single place where errors become HTTP answers (D5–D7). Domain AppErrors carry their code;
@@ -48,6 +49,8 @@ function validationDetails(err: FastifyError): ErrorDetail[] {
 /** Turn anything thrown into an AppError. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  // D72: a database that cannot be reached is a 503 with Retry-After, never a 500.
+  if (isDatabaseUnreachable(err)) return databaseUnavailable(err);
   const fe = err as Partial<FastifyError>;
   if (fe.validation) {
     const details = validationDetails(fe as FastifyError);
@@ -107,6 +110,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     const appErr = toAppError(err);
     if (appErr.code === 'INTERNAL_ERROR') req.log.error({ err }, 'unhandled error');
+    else if (appErr.code === 'SERVICE_UNAVAILABLE' && isDatabaseUnreachable(appErr.cause))
+      // D72: the outage is logged once when it begins and once when it ends (health/health.ts).
+      req.log.debug({ code: appErr.code }, appErr.message);
     else if (appErr.code === 'SERVICE_UNAVAILABLE')
       req.log.warn({ err: appErr.cause }, appErr.message);
     else req.log.debug({ code: appErr.code }, appErr.message);

@@ -12,8 +12,11 @@ import type { AppDeps } from '../app.js';
  * `warn` so a load balancer polling them does not fill the info log (issue #13, logs).
  *
  *  - /healthz: 200 while the process serves (liveness).
- *  - /readyz: 200 when the database (and Redis, when configured) answer; 503 while starting and
- *    while draining after SIGTERM, so a load balancer stops sending before the gateway closes.
+ *  - /readyz: 200 when the database answers; 503 while starting, while draining after SIGTERM
+ *    (a load balancer stops sending before the gateway closes) and, D72, while the database
+ *    cannot be reached (`failing: "database"`). Redis is a hint, not a dependency (D72, revises
+ *    D53): while it is down the node keeps serving, so /readyz stays 200 and says
+ *    `degraded: ["redis"]`.
  *  - /metrics: Prometheus text, for loopback clients or the admin token; anyone else gets the
  *    404 of a route that does not exist.
  */
@@ -30,26 +33,7 @@ export function installOps(app: FastifyInstance, deps: AppDeps): void {
   const quiet = { logLevel: 'warn' as const, schema: { hide: true } };
   app.get('/healthz', quiet, async () => ({ ok: true }));
 
-  let redis: Promise<{ ping(): Promise<string>; disconnect(): void }> | undefined;
-  const redisUrl = deps.domain.config.redisUrl;
-  const pingRedis = async (): Promise<void> => {
-    if (redisUrl === undefined) return;
-    redis ??= import('ioredis').then(({ Redis }) => {
-      // Commands wait for the connection (offline queue); the probe's timeout bounds them.
-      const client = new Redis(redisUrl, {
-        maxRetriesPerRequest: 1,
-        connectTimeout: PROBE_TIMEOUT_MS,
-      });
-      client.on('error', () => {}); // a down Redis is a 503 here, not a crash or log noise
-      return client;
-    });
-    const client = await redis;
-    await client.ping();
-  };
-  app.addHook('onClose', async () => {
-    if (redis) (await redis).disconnect();
-  });
-
+  const health = deps.health;
   app.get('/readyz', quiet, async (_req, reply) => {
     const phase = deps.lifecycle?.phase ?? 'ready';
     if (phase !== 'ready') return reply.code(503).send({ ready: false, phase });
@@ -58,11 +42,9 @@ export function installOps(app: FastifyInstance, deps: AppDeps): void {
     } catch {
       return reply.code(503).send({ ready: false, phase, failing: 'database' });
     }
-    try {
-      await withTimeout(pingRedis());
-    } catch {
-      return reply.code(503).send({ ready: false, phase, failing: 'redis' });
-    }
+    health?.database.reachable();
+    // Redis's state as this node's own clients see it (health/health.ts): no probe of its own.
+    if (health?.redis?.isDown) return { ready: true, phase, degraded: ['redis'] };
     return { ready: true, phase };
   });
 

@@ -9,6 +9,7 @@ import { migration as accounts } from './0007-accounts.js';
 import { migration as deliveryRetention } from './0010-delivery-retention.js';
 import { migration as eventLog } from './0011-event-log.js';
 import { migration as cacheVersion } from './0012-cache-version.js';
+import { migration as connectAttempts } from './0015-gateway-connect-attempts.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-delivery-retention': deliveryRetention,
   '0011-event-log': eventLog,
   '0012-cache-version': cacheVersion,
+  '0015-gateway-connect-attempts': connectAttempts,
 };
 
 export const migrationProvider: MigrationProvider = {
