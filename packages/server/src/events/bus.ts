@@ -18,22 +18,13 @@ export type Signal =
    */
   | { k: 'user'; userId: number }
   /** D51: an event for people (committed, or ephemeral): every node fans it out to its own */
-  | { k: 'people'; e: PeopleDispatch }
-  /**
-   * D72: the sender could not publish some people's events (Redis was unreachable): people's
-   * sessions on other nodes may have missed them and must resync (events/runtime.ts onPeopleGap)
-   */
-  | { k: 'gap' };
+  | { k: 'people'; e: PeopleDispatch };
 
 /** Delivery of signals to the OTHER processes (the own process is told directly). */
 export interface SignalBus {
   publish(signal: Signal): void;
-  /**
-   * Start receiving other processes' signals. `gap` (D72): signals from other processes may
-   * have been lost — this process's subscription was down for a while, or another process
-   * could not publish — and what they carried must be found another way.
-   */
-  subscribe(handler: (signal: Signal) => void, gap?: () => void): Promise<void>;
+  /** start receiving other processes' signals */
+  subscribe(handler: (signal: Signal) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,7 +35,7 @@ export const noBus: SignalBus = {
   close: async () => {},
 };
 
-function isAudience(v: unknown): v is PeopleAudience {
+export function isAudience(v: unknown): v is PeopleAudience {
   if (typeof v !== 'object' || v === null) return false;
   const a = v as Record<string, unknown>;
   const id = (x: unknown): boolean => typeof x === 'number' && Number.isSafeInteger(x) && x > 0;
@@ -67,7 +58,6 @@ export function isSignal(v: unknown): v is Signal {
   const id = (x: unknown): boolean => typeof x === 'number' && Number.isSafeInteger(x) && x > 0;
   switch (s['k']) {
     case 'log':
-    case 'gap':
       return true;
     case 'claim':
       return id(s['botId']) && id(s['seq']);

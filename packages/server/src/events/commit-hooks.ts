@@ -12,6 +12,8 @@ import { GroupCommit } from '../storage/group-commit.js';
  */
 export class CommitHooks {
   private readonly queues = new WeakMap<object, Array<() => void>>();
+  /** work to do inside a transaction once its callback is done, before COMMIT */
+  private readonly lastly = new WeakMap<object, Array<(trx: Db) => Promise<void>>>();
 
   constructor(private readonly onError: (err: unknown) => void) {}
 
@@ -32,6 +34,28 @@ export class CommitHooks {
   }
 
   /**
+   * Run `fn` inside `trx` after the transaction's own work, just before it commits (a write
+   * that must share its fate, queued by code that cannot await: events/outbox.ts `people`).
+   * Outside a transaction `fn` runs now, on its own. False when `trx` cannot be followed.
+   */
+  beforeCommit(trx: Db, fn: (trx: Db) => Promise<void>): boolean {
+    if (!trx.isTransaction) {
+      fn(trx).catch(this.onError);
+      return true;
+    }
+    const queue = this.lastly.get(trx);
+    if (!queue) return false;
+    queue.push(fn);
+    return true;
+  }
+
+  private async finish(trx: Db): Promise<void> {
+    const queue = this.lastly.get(trx);
+    // Queued work may queue more (it runs in order until none is left).
+    for (let fn = queue?.shift(); fn; fn = queue?.shift()) await fn(trx);
+  }
+
+  /**
    * `group`: run transactions through group commit (SQLite, storage/group-commit.ts). Members of
    * a group share one database transaction, so each gets its own handle on it — the key of its
    * own after-commit queue, dropped with its savepoint when it fails.
@@ -48,11 +72,17 @@ export class CommitHooks {
                 ? await group.run(async (shared) => {
                     const own = bound(shared);
                     this.queues.set(own, queue);
-                    return cb(own);
+                    this.lastly.set(own, []);
+                    const out = await cb(own);
+                    await this.finish(own);
+                    return out;
                   })
                 : await target.execute(async (trx) => {
                     this.queues.set(trx, queue);
-                    return cb(trx);
+                    this.lastly.set(trx, []);
+                    const out = await cb(trx);
+                    await this.finish(trx);
+                    return out;
                   });
               this.run(queue);
               return result;

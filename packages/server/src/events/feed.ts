@@ -54,6 +54,11 @@ export interface FeedOptions {
   /** rows per database read */
   batch: number;
   onError(err: unknown): void;
+  /**
+   * D72: every row people may see (it has an audience), in log order, as the reader passes it;
+   * then the end below which all were given.
+   */
+  people?: { row(r: LogRow): void; reached(end: LogKey): void };
 }
 
 /**
@@ -232,6 +237,11 @@ export class Feed {
 
   /** Rows from the reader's end on, and the new end: to every attached sink of their bots. */
   private hand(rows: readonly LogRow[], end: LogKey): void {
+    const people = this.opts.people;
+    if (people) {
+      for (const r of rows) if (r.audience !== null) people.row(r);
+      people.reached(end);
+    }
     const touched = this.touched;
     if (this.byBot.size > 0)
       for (const r of rows) {

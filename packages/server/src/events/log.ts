@@ -28,9 +28,11 @@ export interface LogRow extends LogKey {
   readonly type: string;
   /** the event's `data`, JSON text serialized once */
   readonly data: string;
-  /** `,1,5,9,` (stored once per distinct set: recipient_sets) */
+  /** `,1,5,9,` (stored once per distinct set: recipient_sets); `,` for none */
   readonly recipients: string;
   readonly createdAt: number;
+  /** D72: who among people may see it (a D51 audience, JSON); null: bots only */
+  readonly audience: string | null;
 }
 
 export const ZERO_KEY: LogKey = { xid: 0, pos: 0 };
@@ -43,8 +45,12 @@ export const keyMax = (a: LogKey, b: LogKey): LogKey => (keyLess(a, b) ? b : a);
 /** The smallest key after `k` (keys are exclusive bounds: "everything below"). */
 export const keyAfter = (k: LogKey): LogKey => ({ xid: k.xid, pos: k.pos + 1 });
 
-/** Recipient ids as stored: `,1,5,9,` (ascending), so `like '%,5,%'` finds bot 5's rows. */
-export const recipientsText = (botIds: readonly number[]): string => `,${botIds.join(',')},`;
+/**
+ * Recipient ids as stored: `,1,5,9,` (ascending), so `like '%,5,%'` finds bot 5's rows; `,` for
+ * none (a people's event no bot receives).
+ */
+export const recipientsText = (botIds: readonly number[]): string =>
+  botIds.length === 0 ? ',' : `,${botIds.join(',')},`;
 
 /** Recipient ids of a stored row. */
 export function parseRecipients(text: string): number[] {
@@ -83,16 +89,16 @@ export async function recipientSet(trx: Db, bots: string): Promise<number> {
 /** Append an event inside the writer's transaction; returns its key. */
 export async function appendEvent(
   trx: Db,
-  e: { type: string; data: string; recipientSet: number; now: number },
+  e: { type: string; data: string; recipientSet: number; now: number; audience: string | null },
 ): Promise<LogKey> {
   const rows = await rawQuery<{ pos: number; xid: number }>(
     trx,
     isPostgres(trx)
-      ? 'insert into "event_log" ("xid", "type", "data", "recipients", "created_at") ' +
-          'values (pg_current_xact_id()::text::bigint, ?, ?, ?, ?) returning "pos", "xid"'
-      : 'insert into "event_log" ("xid", "type", "data", "recipients", "created_at") ' +
-          'values (0, ?, ?, ?, ?) returning "pos", "xid"',
-    [e.type, e.data, e.recipientSet, e.now],
+      ? 'insert into "event_log" ("xid", "type", "data", "recipients", "created_at", "audience") ' +
+          'values (pg_current_xact_id()::text::bigint, ?, ?, ?, ?, ?) returning "pos", "xid"'
+      : 'insert into "event_log" ("xid", "type", "data", "recipients", "created_at", "audience") ' +
+          'values (0, ?, ?, ?, ?, ?) returning "pos", "xid"',
+    [e.type, e.data, e.recipientSet, e.now, e.audience],
   );
   const r = rows[0];
   if (!r) throw new Error('event_log insert returned nothing');
@@ -106,6 +112,7 @@ interface RawRow {
   data: string;
   recipients: string;
   created_at: number;
+  audience: string | null;
 }
 
 const toRow = (r: RawRow): LogRow => ({
@@ -115,6 +122,7 @@ const toRow = (r: RawRow): LogRow => ({
   data: r.data,
   recipients: r.recipients,
   createdAt: Number(r.created_at),
+  audience: r.audience,
 });
 
 /**
@@ -155,7 +163,7 @@ export async function readLog(
       'with "h" as (select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as "h") ' +
         'select "h"."h", "e".* from "h" left join lateral (' +
         'select "l"."pos", "l"."xid", "l"."type", "l"."data", "r"."bots" as "recipients", ' +
-        '"l"."created_at" from "event_log" as "l" ' +
+        '"l"."created_at", "l"."audience" from "event_log" as "l" ' +
         'join "recipient_sets" as "r" on "r"."id" = "l"."recipients" ' +
         'where ("l"."xid", "l"."pos") >= (?, ?) and "l"."xid" < "h"."h" ' +
         'order by "l"."xid", "l"."pos" limit ?' +
@@ -171,7 +179,7 @@ export async function readLog(
   const raw = await rawQuery<RawRow>(
     db,
     'select "l"."pos", "l"."xid", "l"."type", "l"."data", "r"."bots" as "recipients", ' +
-      '"l"."created_at" from "event_log" as "l" ' +
+      '"l"."created_at", "l"."audience" from "event_log" as "l" ' +
       'join "recipient_sets" as "r" on "r"."id" = "l"."recipients" ' +
       'where "l"."pos" >= ? order by "l"."pos" limit ?',
     [from.pos, limit],
@@ -192,8 +200,8 @@ export async function readBotLog(
 ): Promise<LogRow[]> {
   const select =
     cols === 'keys'
-      ? `select "l"."pos", "l"."xid", '' as "type", '' as "data", '' as "recipients", 0 as "created_at"`
-      : 'select "l"."pos", "l"."xid", "l"."type", "l"."data", "r"."bots" as "recipients", "l"."created_at"';
+      ? `select "l"."pos", "l"."xid", '' as "type", '' as "data", '' as "recipients", 0 as "created_at", null as "audience"`
+      : 'select "l"."pos", "l"."xid", "l"."type", "l"."data", "r"."bots" as "recipients", "l"."created_at", "l"."audience"';
   // The bot's sets: few, and scanned once per read.
   const from_ =
     'from "event_log" as "l" join "recipient_sets" as "r" on "r"."id" = "l"."recipients" ' +

@@ -17,9 +17,10 @@ import { serializeData, webhookBody } from './serialize.js';
 
 /**
  * The real EventRecorder (D36 outbox). Inside the writer's transaction: decide the recipients
- * (D34) and append the event, once, with its recipients, to the event log (events/log.ts) — one
- * row whatever their number (issue 15). Only after the transaction has committed is the row
- * handed on (`committed`); a rollback takes the row and the notification with it.
+ * (D34) and append the event, once, with its recipients and its people's audience (D72), to the
+ * event log (events/log.ts) — one row whatever their number (issue 15). Only after the
+ * transaction has committed is the row handed on (`committed`); a rollback takes the row and
+ * the notification with it.
  */
 export class OutboxRecorder implements EventRecorder, PeopleRecorder {
   constructor(
@@ -31,8 +32,13 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       hooks: CommitHooks;
       committed: (rows: LogRow[]) => void;
       tokenReset: (botId: number) => void;
-      /** D51: people's events (after commit, or at once when ephemeral) for every node */
+      /**
+       * D51: a committed people's event, for this node's people (after commit). Other nodes
+       * read it from the event log (D72), where it is recorded in the same transaction.
+       */
       people: (e: PeopleDispatch) => void;
+      /** D51: an ephemeral people's event (typing, presence), at once, for every node */
+      ephemeral: (e: PeopleDispatch) => void;
       /** D47: a person's sessions changed (after commit), for every node */
       userSessions: (userId: number) => void;
       /** D36/D38: webhook deliveries for the same recipients, in the same transaction */
@@ -54,30 +60,53 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     const type = event.envelope.type;
     const data = serializeData(event.envelope);
     // D51: people receive the bots' event types too, decided per node from memory — never a
-    // stored row per person; the same serialized data.
-    const people: PeopleDispatch = { type, data, audience: audienceOf(event.scope) };
+    // stored row per person; the same serialized data. This node's people hear it right after
+    // commit; the other nodes' read it from the log row below (D72: not through Redis).
+    const audience = audienceOf(event.scope);
+    const people: PeopleDispatch = { type, data, audience };
     this.o.hooks.afterCommit(trx, () => this.o.people(people));
     // One version read for the recipients and the webhook targets (derived-cache.ts `now`).
     const pin = this.o.cache.now();
     const version = typeof pin === 'number' ? pin : await pin;
     const bots = await recipientBots(trx, this.o.cache, event.scope, version);
-    if (bots.length === 0) return;
-    const now = this.o.clock.now();
     const recipients = recipientsOf(bots);
-    const hooks = this.o.hooks;
-    let set = this.sets.get(recipients);
-    if (set === undefined) {
-      const id = (set = await recipientSet(trx, recipients));
-      // Known only once committed: a rollback may take a new set's row with it.
-      hooks.afterCommit(trx, () => this.rememberSet(recipients, id));
-    }
-    const key = await appendEvent(trx, { type, data, recipientSet: set, now });
-    const row: LogRow = { ...key, type, data, recipients, createdAt: now };
-    hooks.afterCommit(trx, () => this.o.committed([row]));
+    const row = await this.append(trx, { type, data, recipients, audience });
+    this.o.hooks.afterCommit(trx, () => this.o.committed([row]));
+    if (bots.length === 0) return;
     const webhooks = this.o.webhooks;
     // D38: webhooks go to every recipient, connected or not.
     if (webhooks && (await webhooks.enqueue(trx, type, webhookBody(type, data), bots, version)) > 0)
-      hooks.afterCommit(trx, () => webhooks.committed());
+      this.o.hooks.afterCommit(trx, () => webhooks.committed());
+  }
+
+  /** One log row (issue 15), with its recipient bots and the people who may see it (D72). */
+  private async append(
+    trx: Db,
+    e: { type: string; data: string; recipients: string; audience: PeopleAudience },
+  ): Promise<LogRow> {
+    const now = this.o.clock.now();
+    let set = this.sets.get(e.recipients);
+    if (set === undefined) {
+      const id = (set = await recipientSet(trx, e.recipients));
+      // Known only once committed: a rollback may take a new set's row with it.
+      this.o.hooks.afterCommit(trx, () => this.rememberSet(e.recipients, id));
+    }
+    const audience = JSON.stringify(e.audience);
+    const key = await appendEvent(trx, {
+      type: e.type,
+      data: e.data,
+      recipientSet: set,
+      now,
+      audience,
+    });
+    return {
+      ...key,
+      type: e.type,
+      data: e.data,
+      recipients: e.recipients,
+      createdAt: now,
+      audience,
+    };
   }
 
   /** recipient sets known to be committed (sets never change): recipients text → id */
@@ -99,6 +128,12 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       audience: event.audience,
     };
     this.o.hooks.afterCommit(trx, () => this.o.people(e));
+    // D72: logged in the same transaction (no bot receives it), for the other nodes to read —
+    // after the transaction's own work, since this call cannot wait for the write.
+    this.o.hooks.beforeCommit(trx, async (t) => {
+      const row = await this.append(t, { ...e, recipients: recipientsOf([]) });
+      this.o.hooks.afterCommit(t, () => this.o.committed([row]));
+    });
   }
 
   sessionsChanged(trx: Db, userId: number): void {
@@ -106,13 +141,18 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
   }
 
   ephemeral(event: PeopleEvent): void {
-    this.o.people({ type: event.type, data: JSON.stringify(event.data), audience: event.audience });
+    this.o.ephemeral({
+      type: event.type,
+      data: JSON.stringify(event.data),
+      audience: event.audience,
+    });
   }
 }
 
 /** The stored recipients text, built once per recipient list the derived cache hands out. */
 const recipientsCache = new WeakMap<readonly number[], string>();
 function recipientsOf(bots: readonly number[]): string {
+  if (bots.length === 0) return recipientsText(bots);
   let text = recipientsCache.get(bots);
   if (text === undefined) recipientsCache.set(bots, (text = recipientsText(bots)));
   return text;

@@ -18,8 +18,8 @@ const loadIoredis = (): Promise<{ Redis: typeof Redis }> => (ioredis ??= import(
  * D72: a signal is a hint, so nothing waits for Redis: while the connection is down a publish
  * fails at once (no offline queue, no retries per request, a command timeout for one sent just
  * before the connection died) instead of piling up in memory, and ioredis reconnects on its own.
- * The subscriber subscribes again itself each time it is back (autoResubscribe off), so it knows
- * when its subscription has been restored.
+ * The subscriber subscribes again itself each time it is back (autoResubscribe off: the first
+ * subscription is made the same way, also when Redis was down at start).
  */
 const PUBLISHER = {
   lazyConnect: true,
@@ -42,12 +42,10 @@ const SUBSCRIBER = {
  * own (it already acted on them directly). The publishing connection opens on first use, so
  * the CLI only connects when it has something to say (e.g. a token reset).
  *
- * D72: every signal but one is also found by polling the database (bus.ts), so losing them
- * costs latency. People's events are not: they are never stored (D51). So a lost people's
- * event is reported as a gap — by the subscriber when its subscription comes back after being
- * down (it heard nothing meanwhile), and by a publisher that failed to send one, with a `gap`
- * signal to every other node once it can publish again — and the people's gateway resyncs its
- * sessions (gateway/people-gateway.ts).
+ * D72: every signal is a hint. What they carry is also found without them — committed events
+ * (bots' and people's) in the event log each node reads on a timer, claims, token resets and
+ * ended sessions in the database checks (bus.ts) — so a signal lost while Redis is down costs
+ * latency, never an event. Only ephemeral people's events (typing, presence) are lost with it.
  */
 export class RedisBus implements SignalBus {
   private readonly origin = randomBytes(8).toString('hex');
@@ -55,8 +53,6 @@ export class RedisBus implements SignalBus {
   private pub: Promise<{ client: Redis; channel: string; ready: Promise<void> }> | undefined;
   private sub: Redis | undefined;
   private closed = false;
-  /** a people's event could not be published: other nodes are told once publishing works */
-  private peopleDropped = false;
 
   constructor(
     private readonly url: string,
@@ -86,7 +82,6 @@ export class RedisBus implements SignalBus {
         client.once('ready', () => resolve());
         client.once('close', () => resolve());
       });
-      client.on('ready', () => this.tellGap());
       client.connect().catch(() => {});
       return { client, channel: (client.options.keyPrefix ?? '') + CHANNEL, ready };
     });
@@ -101,22 +96,14 @@ export class RedisBus implements SignalBus {
       .then(async ({ client, channel, ready }) => {
         if (client.status !== 'ready') await ready;
         await client.publish(channel, JSON.stringify({ o: this.origin, s: signal }));
-        this.tellGap();
       })
       .catch((err: unknown) => {
-        if (signal.k === 'people') this.peopleDropped = true;
+        // Down: the outage is logged once (health/health.ts); the signal's news is found later.
         if (!isRedisUnavailable(err)) this.onError(err);
       });
   }
 
-  /** People's events were dropped here: once publishing works, every other node hears of it. */
-  private tellGap(): void {
-    if (!this.peopleDropped || this.closed) return;
-    this.peopleDropped = false;
-    this.publish({ k: 'gap' });
-  }
-
-  async subscribe(handler: (signal: Signal) => void, gap: () => void = () => {}): Promise<void> {
+  async subscribe(handler: (signal: Signal) => void): Promise<void> {
     const { channel } = await this.publisher();
     const sub = await this.client(SUBSCRIBER);
     // close() may have run while ioredis was loading: do not leave a connection behind it.
@@ -135,13 +122,7 @@ export class RedisBus implements SignalBus {
       }
       const m = msg as { o?: unknown; s?: unknown };
       if (m.o === this.origin || !isSignal(m.s)) return;
-      if (m.s.k === 'gap') gap();
-      else handler(m.s);
-    });
-    // Down (or never up): whatever was published meanwhile is lost to this node.
-    let missed = false;
-    sub.on('close', () => {
-      missed = true;
+      handler(m.s);
     });
     let first: () => void = () => {};
     const settled = new Promise<void>((resolve) => {
@@ -150,12 +131,7 @@ export class RedisBus implements SignalBus {
     sub.once('close', () => first());
     sub.on('ready', () => {
       sub.subscribe(channel).then(
-        () => {
-          first();
-          if (!missed) return;
-          missed = false;
-          gap();
-        },
+        () => first(),
         (err: unknown) => {
           // The connection went again before the subscription was made: the next 'ready' retries.
           if (!isRedisUnavailable(err)) this.onError(err);

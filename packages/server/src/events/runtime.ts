@@ -5,10 +5,10 @@ import type { Health } from '../health/health.js';
 import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db, Dialect } from '../storage/db.js';
-import { noBus, type Signal, type SignalBus } from './bus.js';
+import { isAudience, noBus, type Signal, type SignalBus } from './bus.js';
 import { CommitHooks } from './commit-hooks.js';
 import { Feed } from './feed.js';
-import type { LogRow } from './log.js';
+import { keyLess, type LogKey, type LogRow } from './log.js';
 import { OutboxRecorder } from './outbox.js';
 import { pruneEvents } from './pruner.js';
 import { RedisBus } from './redis-bus.js';
@@ -41,11 +41,6 @@ export interface EventsRuntime {
    * the people's gateway fans them out to its own connections.
    */
   onPeople(listener: (e: PeopleDispatch) => void): () => void;
-  /**
-   * D72: people's events from other nodes may have been lost (Redis was unreachable): the
-   * people's gateway resyncs its sessions (they are never stored, so nothing else can replay them).
-   */
-  onPeopleGap(listener: () => void): () => void;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -74,7 +69,23 @@ export function openEvents(o: {
   const bus: SignalBus = o.config.redisUrl
     ? new RedisBus(o.config.redisUrl, onError, o.health?.redis)
     : noBus;
-  const feed = new Feed(db, o.dialect, { pollMs: DB_CHECK_MS, batch: 1024, onError });
+  // D72: people's events are read from the log like bots' (Redis only wakes the reader up), so a
+  // Redis outage delays them by at most a poll and loses none. This node's own rows went to its
+  // people at commit already (`people` below): the reader skips them.
+  const local = new LocalRows();
+  const feed = new Feed(db, o.dialect, {
+    pollMs: DB_CHECK_MS,
+    batch: 1024,
+    onError,
+    people: {
+      row: (r) => {
+        if (local.take(r)) return;
+        const audience = parseAudience(r.audience);
+        if (audience) tellPeople({ type: r.type, data: r.data, audience });
+      },
+      reached: (end) => local.below(end),
+    },
+  });
   const listeners = new Set<(s: Signal) => void>();
   const tellLocal = (s: Signal): void => {
     for (const l of listeners) {
@@ -92,6 +103,7 @@ export function openEvents(o: {
   // Other nodes are told once per turn of the loop that the log grew, however many commits.
   let logSignalQueued = false;
   const committed = (rows: LogRow[]): void => {
+    for (const r of rows) if (r.audience !== null) local.add(r);
     feed.committed(rows);
     if (logSignalQueued) return;
     logSignalQueued = true;
@@ -102,16 +114,7 @@ export function openEvents(o: {
   };
   const webhookListeners = new Set<() => void>();
   const peopleListeners = new Set<(e: PeopleDispatch) => void>();
-  const gapListeners = new Set<() => void>();
-  const tellGap = (): void => {
-    for (const l of gapListeners) {
-      try {
-        l();
-      } catch (err) {
-        onError(err);
-      }
-    }
-  };
+
   const tellPeople = (e: PeopleDispatch): void => {
     for (const l of peopleListeners) {
       try {
@@ -129,7 +132,10 @@ export function openEvents(o: {
     committed,
     tokenReset: (botId) => publish({ k: 'token', botId }),
     userSessions: (userId) => publish({ k: 'user', userId }),
-    people: (e) => {
+    people: tellPeople,
+    // Typing and presence are never stored: Redis is their only way to other nodes (while it is
+    // down they stay on their node, D72).
+    ephemeral: (e) => {
       tellPeople(e);
       bus.publish({ k: 'people', e });
     },
@@ -168,10 +174,6 @@ export function openEvents(o: {
       peopleListeners.add(l);
       return () => peopleListeners.delete(l);
     },
-    onPeopleGap: (l) => {
-      gapListeners.add(l);
-      return () => gapListeners.delete(l);
-    },
     async start() {
       if (started) return;
       started = true;
@@ -185,7 +187,7 @@ export function openEvents(o: {
           if (s.k === 'log') feed.wake();
           else if (s.k === 'people') tellPeople(s.e);
           else tellLocal(s);
-        }, tellGap);
+        });
       } catch (err) {
         // Redis down at start: the periodic database checks keep every node correct meanwhile.
         onError(err);
@@ -197,4 +199,34 @@ export function openEvents(o: {
       await bus.close();
     },
   };
+}
+
+/** D72: the log rows this process committed and its reader has not passed yet. */
+class LocalRows {
+  private readonly keys = new Map<string, LogKey>();
+
+  add(k: LogKey): void {
+    this.keys.set(`${k.xid}:${k.pos}`, { xid: k.xid, pos: k.pos });
+  }
+
+  /** True (and forgotten) when `k` is one of them. */
+  take(k: LogKey): boolean {
+    return this.keys.size > 0 && this.keys.delete(`${k.xid}:${k.pos}`);
+  }
+
+  /** The reader is past `end`: rows below it that it never handed (before it started) go. */
+  below(end: LogKey): void {
+    if (this.keys.size === 0) return;
+    for (const [id, k] of this.keys) if (keyLess(k, end)) this.keys.delete(id);
+  }
+}
+
+function parseAudience(text: string | null): PeopleDispatch['audience'] | undefined {
+  if (text === null) return undefined;
+  try {
+    const a: unknown = JSON.parse(text);
+    return isAudience(a) ? a : undefined;
+  } catch {
+    return undefined;
+  }
 }

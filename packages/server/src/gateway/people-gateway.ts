@@ -12,12 +12,6 @@ import type { PresenceTracker } from './presence.js';
 /** D47: how often every connected person's session is looked up again (idle expiry, missed signals). */
 export const SESSION_CHECK_MS = 60_000;
 const SHUTDOWN_WAIT_MS = 4000;
-/**
- * D72: a resync starts this long after the first report of a gap; reports meanwhile (the
- * subscription back here, `gap` signals of other nodes) are covered by the same one — each
- * reports losses that happened before it.
- */
-const RESYNC_DELAY_MS = 250;
 
 /**
  * This node's people on the gateway (D51): their connections, the fan-out hub fed by
@@ -32,7 +26,6 @@ export class PeopleGateway {
   private readonly unsubscribe: Array<() => void> = [];
   private checker: NodeJS.Timeout | undefined;
   private checking = false;
-  private resyncTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly domain: Domain,
@@ -53,7 +46,6 @@ export class PeopleGateway {
     this.unsubscribe.push(
       this.events.onPeople((e) => this.hub.dispatch(e)),
       this.events.onSignal((s) => this.onSignal(s)),
-      this.events.onPeopleGap(() => this.scheduleResync()),
     );
     this.checker = setInterval(() => void this.checkSessions(undefined), SESSION_CHECK_MS);
     this.checker.unref();
@@ -140,38 +132,10 @@ export class PeopleGateway {
     }
   }
 
-  private scheduleResync(): void {
-    if (this.resyncTimer) return;
-    this.resyncTimer = setTimeout(() => {
-      this.resyncTimer = undefined;
-      this.resync();
-    }, RESYNC_DELAY_MS);
-    this.resyncTimer.unref();
-  }
-
-  /**
-   * D72: people's events from other nodes may have been lost while Redis was unreachable (they
-   * are never stored, D51, so nothing can replay them). Every connection here gets op 7 and
-   * every session here ends: each client reconnects, gets op 9 and a fresh READY (the state of
-   * its guilds now), and refetches messages with `after=` cursors.
-   */
-  resync(): void {
-    const conns = [...this.conns];
-    for (const c of conns) c.resync();
-    const sessions = [...this.hub.sessions.values()];
-    for (const s of sessions) this.hub.end(s);
-    if (conns.length > 0 || sessions.length > 0)
-      this.info(
-        { connections: conns.length, sessions: sessions.length },
-        "people's sessions resynced: events from other nodes may have been missed",
-      );
-  }
-
   /** Graceful shutdown: op 7 to every person, then close. */
   async shutdown(): Promise<void> {
     for (const u of this.unsubscribe.splice(0)) u();
     clearInterval(this.checker);
-    clearTimeout(this.resyncTimer);
     const all = [...this.conns];
     for (const c of all) c.reconnect();
     let timer: NodeJS.Timeout | undefined;

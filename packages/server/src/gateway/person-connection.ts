@@ -166,23 +166,6 @@ export class PersonConnection implements SessionSink {
     this.close(Close.SERVICE_RESTART, 'server restarting');
   }
 
-  /**
-   * D72: people's events from another node were lost (Redis was unreachable): op 7, and the
-   * session ends here, so the client's resume gets op 9 and a fresh READY, after which it
-   * refetches with `after=` cursors — the one way back to everything it should have seen.
-   */
-  resync(): void {
-    if (this.closedState) return;
-    const s = this.session;
-    if (s?.sink === this) this.deps.hub.flush(s);
-    this.link.send(RECONNECT_FRAME);
-    this.close(Close.SERVICE_RESTART, 'resync: events may have been missed');
-    if (s) {
-      if (s.sink === this) s.sink = undefined;
-      this.deps.hub.end(s);
-    }
-  }
-
   /** the close code the connection ended with (ours, or the client's) */
   endCode: number | undefined;
 

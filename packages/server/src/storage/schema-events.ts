@@ -6,7 +6,9 @@
  * key (xid, pos): on SQLite xid is 0 and pos grows in commit order; on PostgreSQL xid is the
  * writing transaction's id and the log is read only below the horizon under which every
  * transaction has finished (events/log.ts). A session's `s` is not stored per event: it is
- * derived at dispatch from the session's marks (gateway/session-marks.ts).
+ * derived at dispatch from the session's marks (gateway/session-marks.ts). D72: people's events
+ * are in it too (with the audience that decides who sees them), so every node reads them from
+ * here, with Redis only as the wake-up.
  */
 export interface EventLogTable {
   pos: number;
@@ -16,6 +18,8 @@ export interface EventLogTable {
   /** the recipient_sets row naming its recipient bots */
   recipients: number;
   created_at: number;
+  /** D72: the people who may see it (a D51 audience as JSON); null: bots only */
+  audience: string | null;
 }
 
 /** A set of recipient bots, written once and shared by every event with the same recipients. */

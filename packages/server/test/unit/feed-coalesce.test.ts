@@ -81,6 +81,7 @@ describe('feed: wide fan-outs share writes (issue 15)', () => {
     data: '{}',
     recipients: `,${Array.from({ length: bots }, (_, i) => i + 1).join(',')},`,
     createdAt: 0,
+    audience: null,
   });
 
   it('40 sockets: the rows after a wide batch wait ≤ 4 ms and go out in one write each', async () => {

@@ -20,9 +20,10 @@ export interface EventRecorder {
 /** D51: the people's side of the events area (Domain.people). */
 export interface PeopleRecorder {
   /**
-   * D51: an event only people receive (GUILD_CREATE, CHANNEL_UPDATE, …). Never stored: it is
-   * serialized once and handed to the people's gateway on every node after `trx` commits
-   * (nothing at all on rollback). Bots' events recorded with `record` reach people too.
+   * D51: an event only people receive (GUILD_CREATE, CHANNEL_UPDATE, …). Serialized once, handed
+   * to this node's people's gateway after `trx` commits (nothing at all on rollback), and, D72,
+   * recorded once in the event log in `trx` for the other nodes — never a row per person. Bots'
+   * events recorded with `record` reach people too.
    */
   people(trx: Db, event: PeopleEvent): void;
   /** D51: TYPING_START and PRESENCE_UPDATE: nothing to commit, sent at once. */

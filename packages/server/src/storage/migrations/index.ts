@@ -10,6 +10,7 @@ import { migration as deliveryRetention } from './0010-delivery-retention.js';
 import { migration as eventLog } from './0011-event-log.js';
 import { migration as cacheVersion } from './0012-cache-version.js';
 import { migration as connectAttempts } from './0015-gateway-connect-attempts.js';
+import { migration as eventAudience } from './0016-event-audience.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-event-log': eventLog,
   '0012-cache-version': cacheVersion,
   '0015-gateway-connect-attempts': connectAttempts,
+  '0016-event-audience': eventAudience,
 };
 
 export const migrationProvider: MigrationProvider = {
