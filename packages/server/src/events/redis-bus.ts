@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RedisHealth } from '../health/health.js';
+import { redisRetry, type RedisHealth } from '../health/health.js';
 import { isRedisUnavailable } from '../storage/unreachable.js';
 import { isSignal, type Signal, type SignalBus } from './bus.js';
 
@@ -27,6 +27,7 @@ const PUBLISHER = {
   maxRetriesPerRequest: 0,
   commandTimeout: 1000,
   connectTimeout: 2000,
+  retryStrategy: redisRetry,
 } as const;
 const SUBSCRIBER = {
   lazyConnect: true,
@@ -34,6 +35,7 @@ const SUBSCRIBER = {
   maxRetriesPerRequest: 0,
   autoResubscribe: false,
   connectTimeout: 2000,
+  retryStrategy: redisRetry,
 } as const;
 
 /**

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Domain } from '../domain/context.js';
-import type { RedisHealth } from '../health/health.js';
+import { redisRetry, type RedisHealth } from '../health/health.js';
 
 /**
  * D51 PRESENCE_UPDATE {userId, status}: a user (person or bot) is online while it holds at least
@@ -69,6 +69,7 @@ export class PresenceTracker {
       maxRetriesPerRequest: 0,
       commandTimeout: 1000,
       connectTimeout: 2000,
+      retryStrategy: redisRetry,
     });
     r.on('error', () => {});
     this.o.health?.watch(r);

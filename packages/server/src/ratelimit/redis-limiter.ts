@@ -3,7 +3,7 @@ import type { RateSpec } from '../config/config.js';
 import type { Clock } from '../ids/clock.js';
 import type { RateLimiter } from './limiter.js';
 import { decide, type Decision } from './token-bucket.js';
-import type { RedisHealth } from '../health/health.js';
+import { redisRetry, type RedisHealth } from '../health/health.js';
 
 /**
  * D27: the same token bucket as token-bucket.ts (`refill` + the comparison in `decide`), written
@@ -95,6 +95,7 @@ export class RedisRateLimiter implements RateLimiter {
       maxRetriesPerRequest: 0,
       connectTimeout: 2_000,
       commandTimeout: COMMAND_TIMEOUT_MS,
+      retryStrategy: redisRetry,
     });
     // Failed commands reject on their own; the outage is logged once (health/health.ts). This
     // listener keeps ioredis from throwing or printing every reconnection attempt.
