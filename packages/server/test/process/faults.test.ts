@@ -343,13 +343,21 @@ describe.skipIf(!run)('D72 faults: two nodes on PostgreSQL + Redis under load', 
     for (const n of f.logLines) expect(n).toBeLessThanOrEqual(8);
   }, 60_000);
 
-  it('the database refusing connections for 10 s: 503 + Retry-After, /readyz 503 "database", back within 2 s', async () => {
+  it('the database refusing connections for 10 s: 503 + Retry-After, /readyz 503 "database", back within 2 s; a node started meanwhile waits', async () => {
     let refusedAt = 0;
     let allowedAt = 0;
+    let third: Promise<Running> | undefined;
     const f = await fault('pg refuses connections 10 s', async () => {
       refusedAt = Date.now();
       try {
         await db.refuse();
+        // D72: a node started while the database refuses waits for it instead of exiting.
+        third = startParley({
+          ...env(0),
+          PARLEY_PORT: String(await freePort()),
+          PARLEY_NODE_ID: '3',
+        });
+        third.catch(() => {});
         await sleep(REFUSE_MS);
       } finally {
         await db.allow();
@@ -374,7 +382,18 @@ describe.skipIf(!run)('D72 faults: two nodes on PostgreSQL + Redis under load', 
       expect((back as { at: number }).at - allowedAt).toBeLessThan(2000);
     }
     for (const n of f.logLines) expect(n).toBeLessThanOrEqual(4);
-  }, 60_000);
+    // The third node got through once the database was back: one line while it waited.
+    const late = await (third as Promise<Running>);
+    const waited = late
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('waiting for the database'));
+    expect(waited).toHaveLength(1);
+    expect(late.stderr()).toMatch(/the database answers after \d+\.\d s; starting/);
+    expect((await callOk(late.origin, 'GET', '/readyz')).ready).toBe(true);
+    const exit = await stopParley(late, 'SIGTERM');
+    expect(exit?.code).toBe(0);
+  }, 90_000);
 
   it('node 2 SIGKILLed and restarted: node 1 serves on, its clients move over and back', async () => {
     let killed = 0;

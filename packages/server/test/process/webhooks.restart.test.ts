@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Receiver } from '../helpers/receiver.js';
+import { hang, ok, Receiver } from '../helpers/receiver.js';
 import {
   callOk,
   freePort,
@@ -108,4 +108,52 @@ describe('webhook deliveries across restarts', () => {
     },
     90_000,
   );
+
+  // D72 (issue 22): a try cut short by a crash was made as far as the receiver can tell (it
+  // got the request); the next one must say it is the second (X-Service-Attempt: 2), not the
+  // first again. The try is counted when claimed, before it is sent.
+  it('a try made again after a SIGKILL carries its true attempt number', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const port = await freePort();
+    receiver = await new Receiver().answer(hang).always(ok).listen();
+    const env = {
+      PARLEY_DATA_DIR: dir.path,
+      PARLEY_PORT: String(port),
+      PARLEY_ADMIN_TOKEN: ADMIN,
+      PARLEY_LOG_LEVEL: 'warn',
+      PARLEY_RATE_GLOBAL: 'off',
+      PARLEY_RATE_MESSAGES: 'off',
+      PARLEY_WEBHOOK_ALLOW_INSECURE: 'true',
+      PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true',
+    };
+    server = await startParley(env);
+    const o = server.origin;
+    const user = await callOk(o, 'POST', '/admin/v1/users', ADMIN, { name: 'alice' });
+    const bot = await callOk(o, 'POST', '/admin/v1/bots', ADMIN, { ownerId: user.id, name: 'b' });
+    await callOk(o, 'PUT', `/admin/v1/bots/${bot.bot.id}/webhook`, ADMIN, { url: receiver.url });
+    // A test event (D40): one delivery, whose first try the receiver holds without answering.
+    const test = await callOk(o, 'POST', `/admin/v1/bots/${bot.bot.id}/webhook/test`, ADMIN);
+    const [first] = await receiver.waitFor(1);
+    expect(first?.headers['x-service-attempt']).toBe('1');
+    await stopParley(server, 'SIGKILL');
+    server = await startParley(env);
+    const received = await receiver.waitFor(2, 30_000);
+    const again = received[1];
+    expect(again?.headers['x-service-delivery']).toBe(first?.headers['x-service-delivery']);
+    expect(again?.headers['x-service-attempt']).toBe('2');
+    const deadline = Date.now() + 10_000;
+    let view = await callOk(server.origin, 'GET', `/admin/v1/bots/${bot.bot.id}/deliveries`, ADMIN);
+    while (
+      view.deliveries.find((d: { id: unknown }) => d.id === test.id)?.state !== 'delivered' &&
+      Date.now() < deadline
+    ) {
+      await new Promise((r) => setTimeout(r, 100));
+      view = await callOk(server.origin, 'GET', `/admin/v1/bots/${bot.bot.id}/deliveries`, ADMIN);
+    }
+    expect(view.deliveries.find((d: { id: unknown }) => d.id === test.id)).toMatchObject({
+      state: 'delivered',
+      attempts: 2,
+    });
+  }, 90_000);
 });
