@@ -6,7 +6,7 @@ import { startRetention } from './domain/retention.js';
 import { buildApp } from './http/app.js';
 import type { Lifecycle } from './http/routes/ops.routes.js';
 import { openServices, type Services } from './services.js';
-import { isDatabaseUnreachable } from './storage/unreachable.js';
+import { isDatabaseMisconfigured, isDatabaseUnreachable } from './storage/unreachable.js';
 import { claimServerLock } from './storage/server-lock.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
@@ -140,8 +140,9 @@ const START_RETRY_MAX_MS = 5_000;
 /**
  * D72: a node started while PostgreSQL cannot be reached (refused, not accepting connections, a
  * failover under way) waits for it instead of exiting — one line when it starts waiting, one
- * when it got through, retries with backoff in between. Anything else (a bad URL, a failed
- * migration, SQLite) fails at once as before.
+ * when it got through, retries with backoff in between. Anything else (a bad URL, wrong
+ * credentials, a database that does not exist, a failed migration, SQLite) fails at once as
+ * before.
  */
 async function openServicesPatiently(config: Config): Promise<Services> {
   let waitMs = 250;
@@ -155,7 +156,12 @@ async function openServicesPatiently(config: Config): Promise<Services> {
         );
       return services;
     } catch (err) {
-      if (config.databaseUrl.startsWith('sqlite:') || !isDatabaseUnreachable(err)) throw err;
+      if (
+        config.databaseUrl.startsWith('sqlite:') ||
+        !isDatabaseUnreachable(err) ||
+        isDatabaseMisconfigured(err)
+      )
+        throw err;
       if (since === undefined) {
         since = performance.now();
         process.stderr.write(

@@ -63,6 +63,16 @@ export function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
   return Array.isArray(e.errors) && e.errors.some((x) => isDatabaseUnreachable(x, depth + 1));
 }
 
+/**
+ * A refusal that waiting will not cure: wrong credentials (SQLSTATE class 28) or a database that
+ * does not exist (3D000). A request still answers 503 (the database cannot be used now), but a
+ * node starting with such a setting stops and says so instead of waiting (main.ts, D42).
+ */
+export function isDatabaseMisconfigured(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('28') || code === '3D000');
+}
+
 /** Mark an error from opening a connection: it is a 503 whatever it says (auth included). */
 export function connectFailed<T>(err: T): T {
   if (typeof err === 'object' && err !== null)

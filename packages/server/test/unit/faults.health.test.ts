@@ -4,6 +4,7 @@ import { Health, type HealthLog } from '../../src/health/health.js';
 import { toAppError } from '../../src/http/plugins/error-handler.js';
 import {
   connectFailed,
+  isDatabaseMisconfigured,
   isDatabaseUnreachable,
   isRedisUnavailable,
 } from '../../src/storage/unreachable.js';
@@ -67,6 +68,14 @@ describe('D72: what counts as the database being unreachable', () => {
   ])('%s → not unreachable (500 stays 500)', (_name, e) => {
     expect(isDatabaseUnreachable(e)).toBe(false);
     expect(toAppError(e).code).toBe('INTERNAL_ERROR');
+  });
+
+  it('a start-up does not wait for what waiting cannot cure: credentials, a missing database', () => {
+    expect(isDatabaseMisconfigured(err('password authentication failed', '28P01'))).toBe(true);
+    expect(isDatabaseMisconfigured(err('database "nope" does not exist', '3D000'))).toBe(true);
+    expect(isDatabaseMisconfigured(err('connect ECONNREFUSED', 'ECONNREFUSED'))).toBe(false);
+    expect(isDatabaseMisconfigured(err('not accepting connections', '55000'))).toBe(false);
+    expect(isDatabaseMisconfigured(err('starting up', '57P03'))).toBe(false);
   });
 
   it("ioredis's failures while Redis is down are recognised (and a reply error is not)", () => {
