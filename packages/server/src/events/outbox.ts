@@ -31,6 +31,11 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       cache: DerivedCache;
       hooks: CommitHooks;
       committed: (rows: LogRow[]) => void;
+      /**
+       * D72: a row was appended in a transaction not yet committed (this node's people get it
+       * at commit, so its log reader must not hand it to them again, whichever comes first)
+       */
+      logged?: (row: LogRow) => void;
       tokenReset: (botId: number) => void;
       /**
        * D51: a committed people's event, for this node's people (after commit). Other nodes
@@ -99,7 +104,7 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       now,
       audience,
     });
-    return {
+    const row: LogRow = {
       ...key,
       type: e.type,
       data: e.data,
@@ -107,6 +112,8 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       createdAt: now,
       audience,
     };
+    this.o.logged?.(row);
+    return row;
   }
 
   /** recipient sets known to be committed (sets never change): recipients text → id */

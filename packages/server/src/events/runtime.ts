@@ -103,7 +103,6 @@ export function openEvents(o: {
   // Other nodes are told once per turn of the loop that the log grew, however many commits.
   let logSignalQueued = false;
   const committed = (rows: LogRow[]): void => {
-    for (const r of rows) if (r.audience !== null) local.add(r);
     feed.committed(rows);
     if (logSignalQueued) return;
     logSignalQueued = true;
@@ -114,7 +113,6 @@ export function openEvents(o: {
   };
   const webhookListeners = new Set<() => void>();
   const peopleListeners = new Set<(e: PeopleDispatch) => void>();
-
   const tellPeople = (e: PeopleDispatch): void => {
     for (const l of peopleListeners) {
       try {
@@ -130,6 +128,7 @@ export function openEvents(o: {
     cache: o.cache,
     hooks,
     committed,
+    logged: (r) => local.add(r),
     tokenReset: (botId) => publish({ k: 'token', botId }),
     userSessions: (userId) => publish({ k: 'user', userId }),
     people: tellPeople,
@@ -201,23 +200,34 @@ export function openEvents(o: {
   };
 }
 
-/** D72: the log rows this process committed and its reader has not passed yet. */
+/**
+ * D72: the log rows this process wrote that its reader has not passed yet. A row is noted when
+ * it is appended, before its transaction commits: the reader may see it before the commit's
+ * callbacks run, and must skip it all the same (this node's people get it from those). A
+ * rolled-back row is never read and goes when the reader passes its key; its key may be used
+ * again on SQLite (a rolled-back AUTOINCREMENT), so a row is only taken with its own data.
+ */
 class LocalRows {
-  private readonly keys = new Map<string, LogKey>();
+  private readonly rows = new Map<string, LogRow>();
 
-  add(k: LogKey): void {
-    this.keys.set(`${k.xid}:${k.pos}`, { xid: k.xid, pos: k.pos });
+  add(r: LogRow): void {
+    this.rows.set(`${r.xid}:${r.pos}`, r);
   }
 
-  /** True (and forgotten) when `k` is one of them. */
-  take(k: LogKey): boolean {
-    return this.keys.size > 0 && this.keys.delete(`${k.xid}:${k.pos}`);
+  /** True (and forgotten) when `r` is one of them. */
+  take(r: LogRow): boolean {
+    if (this.rows.size === 0) return false;
+    const id = `${r.xid}:${r.pos}`;
+    const mine = this.rows.get(id);
+    if (mine === undefined) return false;
+    this.rows.delete(id);
+    return mine.data === r.data && mine.type === r.type;
   }
 
-  /** The reader is past `end`: rows below it that it never handed (before it started) go. */
+  /** The reader is past `end`: rows below it that it never handed (rolled back) go. */
   below(end: LogKey): void {
-    if (this.keys.size === 0) return;
-    for (const [id, k] of this.keys) if (keyLess(k, end)) this.keys.delete(id);
+    if (this.rows.size === 0) return;
+    for (const [id, r] of this.rows) if (keyLess(r, end)) this.rows.delete(id);
   }
 }
 

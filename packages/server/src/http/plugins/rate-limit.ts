@@ -41,7 +41,8 @@ const isAuthFailure = (err: unknown): boolean =>
 /**
  * D25–D27: take one request from `subject`'s `bucket`. Returns the D26 headers for the answer
  * (undefined when the operator turned the bucket off), or throws 429 RATE_LIMIT_EXCEEDED (with
- * the headers and Retry-After) when the bucket is empty, 503 when the shared store is down.
+ * the headers and Retry-After) when the bucket is empty. (D72: while Redis is down the node's own
+ * buckets decide, ratelimit/open.ts; a store that still fails is a 503.)
  * The one way every transport charges a bucket: REST hooks below, failed gateway upgrades
  * (gateway/server.ts, D54).
  */
@@ -56,8 +57,8 @@ export async function chargeBucket(
   try {
     d = await limits.limiter.consume(bucketKey(bucket, subject), spec);
   } catch (err) {
-    // The shared store (Redis) is unreachable: refuse rather than go unlimited, and say it is
-    // temporary (503 + Retry-After) instead of an internal error.
+    // The store itself failed (the Redis store falls back to memory first): refuse rather than
+    // go unlimited, and say it is temporary (503 + Retry-After) instead of an internal error.
     throw new AppError(
       'SERVICE_UNAVAILABLE',
       'Rate limiting is temporarily unavailable; retry shortly',
