@@ -149,11 +149,13 @@ export class WebhookWorker {
     if (!this.stopped) return;
     this.stopped = false;
     // Leases this node held before a crash: nothing of ours is in flight now, so they are free
-    // at once instead of after their expiry (other nodes' leases are left alone).
+    // at once instead of after their expiry (other nodes' leases are left alone). D72: each was
+    // a try under way — made, as far as its receiver can tell — so it counts: the next one
+    // carries the next X-Service-Attempt, not the same number again.
     // (`state = 'pending'` as a literal: it lets the partial index of the pending rows serve.)
     void sql`
-      update webhook_deliveries set locked_until = null, locked_by = null
-      where state = 'pending' and locked_by = ${this.d.config.nodeId}`
+      update webhook_deliveries set locked_until = null, locked_by = null, attempts = attempts + 1
+      where state = 'pending' and locked_by = ${this.d.config.nodeId} and locked_until is not null`
       .execute(this.d.db)
       .catch((err: unknown) => this.warn(err, 'webhook worker'))
       .finally(() => this.schedule(0));
@@ -305,12 +307,12 @@ export class WebhookWorker {
     // visit every pending row, and test each against the id list; `+state` makes it look the
     // claimed ids up by primary key instead. (PostgreSQL plans it by id as written.)
     const pendingById = this.d.dialect === 'sqlite' ? sql`+state` : sql`state`;
-    // D72: the try is counted when it is claimed, before anything is sent: a try cut short by a
-    // crash (its outcome never written, its lease expired) was made as far as the receiver can
-    // tell, so the next one carries the next number (X-Service-Attempt), not the same again.
+    // D72: a lease that expired (its node crashed before writing the try's outcome) was a try
+    // made as far as the receiver can tell: it is counted now, so this one carries the next
+    // number (X-Service-Attempt), not the same again. A finished or released try clears its lease.
     const res = await sql<WebhookDeliveriesTable>`
       update webhook_deliveries set locked_until = ${lease}, locked_by = ${this.d.config.nodeId}, updated_at = ${now},
-        attempts = attempts + 1
+        attempts = case when locked_until is null then attempts else attempts + 1 end
       where ${pendingById} = 'pending' and (locked_until is null or locked_until < ${now})
         and id in (${sql.join(perBot, sql` union all `)})
       returning *`.execute(this.d.db);
@@ -352,11 +354,11 @@ export class WebhookWorker {
     );
   }
 
-  /** Claimed but never tried (the worker stopped): the lease and the count are given back. */
+  /** Claimed but never tried (the worker stopped): the lease is given back, no try counted. */
   private async release(ids: number[]): Promise<void> {
     await this.d.db
       .updateTable('webhook_deliveries')
-      .set((eb) => ({ locked_until: null, attempts: eb('attempts', '-', 1) }))
+      .set({ locked_until: null })
       .where('id', 'in', ids)
       .execute();
   }
@@ -398,8 +400,8 @@ export class WebhookWorker {
 
   private async attempt(row: WebhookDeliveriesTable, bot: Target | undefined): Promise<Outcome> {
     const d = this.d;
-    // Counted by the claim (see claim): the row as claimed carries this try's number.
-    const attempt = row.attempts;
+    // The tries made so far, lost ones included (see claim), and this one.
+    const attempt = row.attempts + 1;
     if (!bot?.url)
       return this.outcome(row, attempt, { final: true, error: 'webhook address removed' });
 
