@@ -20,6 +20,8 @@ export interface HealthyJob {
 export interface HealthyResult {
   k: 'result';
   latencies: number[];
+  /** when each of `latencies` started (nowMs, comparable across processes) */
+  at: number[];
   /** per request kind: `me`, `history`, `send` */
   byKind: Record<string, number[]>;
   acked: Array<{ id: number; channelId: number }>;
@@ -29,6 +31,7 @@ export interface HealthyResult {
 const job = JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as HealthyJob;
 let running = true;
 const latencies: number[] = [];
+const at: number[] = [];
 const byKind: Record<string, number[]> = { me: [], history: [], send: [] };
 const acked: Array<{ id: number; channelId: number }> = [];
 const unexpected: string[] = [];
@@ -57,6 +60,7 @@ async function client(c: HealthyJob['clients'][number], index: number): Promise<
         const ms = nowMs() - t0;
         if (r.status === 200) {
           latencies.push(ms);
+          at.push(t0);
           byKind[which]?.push(ms);
           if (which === 'send') acked.push({ id: r.body.id as number, channelId: c.channelId });
         } else {
@@ -82,7 +86,7 @@ process.on('message', (m: { k: string }) => {
   if (m.k !== 'stop') return;
   running = false;
   void all.then(() => {
-    const result: HealthyResult = { k: 'result', latencies, byKind, acked, unexpected };
+    const result: HealthyResult = { k: 'result', latencies, at, byKind, acked, unexpected };
     process.send?.(result, () => process.exit(0));
   });
 });

@@ -1,5 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import WebSocket from 'ws';
+import { HttpClient } from '../lib/http-client.js';
 import { pngOfSize } from '../../packages/server/test/helpers/media.js';
 import { nowMs, Samples } from '../lib/stats.js';
 
@@ -154,5 +156,156 @@ export class HostileLoad {
           body.slice(0, 20),
       );
     }
+  }
+}
+
+/**
+ * Issue 21 (D70): hostile people on the people's gateway, the attacks of the security review —
+ * every one of them open to a single ordinary account:
+ *
+ * - non-readers: people whose sockets never read (the socket is paused after the upgrade; the
+ *   client still heartbeats), each `socketsEach` of them, who leave and rejoin a big guild over
+ *   and over (each join sends them the whole guild, ~0.5 MB, as GUILD_CREATE) so that unsent
+ *   data piles up; every `socketLifeMs` a socket is dropped and opened again (a client that
+ *   never reads cannot tell the server closed it);
+ * - a crowd: one person opening a new socket every `crowdEveryMs` (each one READY with the big
+ *   guild), far past the 16 a person may hold;
+ * - a rename storm: the big guild's owner renaming it `renamesPerS` times a second.
+ *
+ * The server must close the non-readers' sockets (4000) and the crowd's oldest (4011), and keep
+ * what it holds for them within D70's bounds.
+ */
+export interface HostilePeopleOptions {
+  readonly origin: string;
+  readonly gatewayUrl: string;
+  readonly nonReaders: readonly string[];
+  readonly socketsEach: number;
+  readonly socketLifeMs: number;
+  readonly crowd: string;
+  readonly crowdEveryMs: number;
+  readonly owner: string;
+  readonly guildId: number;
+  readonly invite: string;
+  readonly churnEveryMs: number;
+  readonly renamesPerS: number;
+}
+
+export class HostilePeople {
+  opened = 0;
+  refused = 0;
+  renames = 0;
+  rejoins = 0;
+  /** answers other than expected (a status the server should not give) */
+  readonly failures: string[] = [];
+  /** requests that got no answer (a keep-alive connection closed under it: the client's race) */
+  networkErrors = 0;
+  private running = false;
+  private readonly sockets = new Set<WebSocket>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly http: HttpClient;
+
+  constructor(private readonly o: HostilePeopleOptions) {
+    this.http = new HttpClient(o.origin, 8);
+  }
+
+  start(): void {
+    this.running = true;
+    this.o.nonReaders.forEach((token, p) => {
+      for (let i = 0; i < this.o.socketsEach; i++)
+        this.later((p * this.o.socketsEach + i) * 150, () => this.nonReader(token));
+      this.later(p * 200, () => this.churn(token));
+    });
+    this.every(this.o.crowdEveryMs, () => this.open(this.o.crowd, false));
+    if (this.o.renamesPerS > 0) this.every(1000 / this.o.renamesPerS, () => this.rename());
+  }
+
+  stop(): void {
+    this.running = false;
+    for (const t of this.timers) clearTimeout(t);
+    for (const ws of this.sockets) ws.terminate();
+    this.sockets.clear();
+    this.http.close();
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => this.running && fn(), ms);
+    this.timers.push(t);
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(() => this.running && fn(), ms);
+    this.timers.push(t);
+  }
+
+  /** A socket that never reads, dropped and opened again after `socketLifeMs`. */
+  private nonReader(token: string): void {
+    const ws = this.open(token, true);
+    this.later(this.o.socketLifeMs, () => {
+      ws?.terminate();
+      this.nonReader(token);
+    });
+  }
+
+  private open(token: string, paused: boolean): WebSocket | undefined {
+    if (!this.running) return undefined;
+    const ws = new WebSocket(this.o.gatewayUrl, {
+      headers: { authorization: `Bearer ${token}` },
+      perMessageDeflate: false,
+    });
+    this.sockets.add(ws);
+    ws.on('error', () => {});
+    ws.on('unexpected-response', () => {
+      this.refused += 1; // 429: reconnecting faster than D51 lets a person
+      this.sockets.delete(ws);
+    });
+    ws.on('close', () => this.sockets.delete(ws));
+    ws.on('open', () => {
+      this.opened += 1;
+      const raw = (ws as unknown as { _socket?: Socket })._socket;
+      if (paused) raw?.pause();
+      else ws.on('message', () => {});
+      const beat = setInterval(() => {
+        if (ws.readyState === WebSocket.OPEN) ws.send('{"op":1,"d":null}');
+        else clearInterval(beat);
+      }, 20_000);
+      beat.unref();
+    });
+    return ws;
+  }
+
+  /** Leave the big guild and join it again by invite: a GUILD_CREATE of the whole guild. */
+  private churn(token: string): void {
+    void (async () => {
+      const left = await this.http.request('DELETE', `/app/v1/users/@me/guilds/${this.o.guildId}`, {
+        token,
+      });
+      if (left.status !== 204 && left.status !== 404 && left.status !== 429)
+        this.fail(`leave → ${left.status}`);
+      const joined = await this.http.request('POST', `/app/v1/invites/${this.o.invite}/accept`, {
+        token,
+      });
+      if (joined.status === 200) this.rejoins += 1;
+      else if (joined.status !== 429) this.fail(`rejoin → ${joined.status} ${joined.raw}`);
+    })()
+      .catch(() => void (this.networkErrors += 1))
+      .finally(() => this.later(this.o.churnEveryMs, () => this.churn(token)));
+  }
+
+  private rename(): void {
+    const name = `storm ${this.renames}`;
+    void this.http
+      .request('PATCH', `/app/v1/guilds/${this.o.guildId}`, {
+        token: this.o.owner,
+        body: { name },
+      })
+      .then((r) => {
+        if (r.status === 200) this.renames += 1;
+        else if (r.status !== 429) this.fail(`rename → ${r.status}`);
+      })
+      .catch(() => void (this.networkErrors += 1));
+  }
+
+  private fail(what: string): void {
+    if (this.failures.length < 10) this.failures.push(what);
   }
 }

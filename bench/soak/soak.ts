@@ -17,7 +17,7 @@ import { nowMs, round, Samples, sleep, summarize } from '../lib/stats.js';
 import { targetMet, type Figure, type TableRow } from '../lib/types.js';
 import { WebhookReceiver, type ReceiverKind } from '../lib/webhook-receiver.js';
 import type { HealthyJob, HealthyResult } from './healthy-client.js';
-import { HostileLoad } from './hostile.js';
+import { HostileLoad, HostilePeople } from './hostile.js';
 
 /**
  * The soak (issue 10, "A soak test"): one real server process (what `npm start` runs, SQLite,
@@ -76,7 +76,33 @@ export interface SoakConfig {
    * first minute — longer than the smoke's whole warm-up.
    */
   readonly prewarmSendsPerGuild: number;
+  /**
+   * Issue 21 (D70): hostile people on the gateway (hostile.ts HostilePeople), started halfway
+   * through the traffic after warm-up, so the same run measures RSS without them, then with them.
+   * null: none.
+   */
+  readonly hostilePeople: {
+    readonly nonReaders: number;
+    readonly socketsEach: number;
+    readonly stormChannels: number;
+    readonly renamesPerS: number;
+    readonly churnEveryMs: number;
+    readonly crowdEveryMs: number;
+    readonly socketLifeMs: number;
+  } | null;
   readonly log: (message: string) => void;
+}
+
+const MiB_ = 1024 * 1024;
+/**
+ * D70's caps for the hostile people a soak runs, in bytes: each non-reader's connected sockets
+ * may hold 4 MiB unsent each and its (at most 16) sessions 1 MiB of replay each; the crowd holds
+ * at most 16 connections, each 4 MiB unsent and 1 MiB of replay.
+ */
+export function hostileCapBytes(h: NonNullable<SoakConfig['hostilePeople']>): number {
+  const nonReader = Math.min(16, h.socketsEach) * 4 * MiB_ + 16 * MiB_;
+  const crowd = 16 * (4 * MiB_ + MiB_);
+  return h.nonReaders * nonReader + crowd;
 }
 
 export function soakConfig(durationS: number, log: (m: string) => void): SoakConfig {
@@ -100,6 +126,15 @@ export function soakConfig(durationS: number, log: (m: string) => void): SoakCon
     requestTimeoutMs: undefined,
     slowReceiverMs: 3000,
     prewarmSendsPerGuild: 0,
+    hostilePeople: {
+      nonReaders: 3,
+      socketsEach: 4,
+      stormChannels: 400,
+      renamesPerS: 2,
+      churnEveryMs: 500,
+      crowdEveryMs: 1000,
+      socketLifeMs: 60_000,
+    },
     log,
   };
 }
@@ -205,6 +240,7 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
   const tmp = mkdtempSync(path.join(tmpdir(), 'parley-soak-'));
   let healthyChild: ChildProcess | undefined;
   let hostile: HostileLoad | undefined;
+  let hostilePeopleStop: (() => void) | undefined;
   const load = new HttpClient(server.origin, 64);
   const check = new HttpClient(server.origin, 8);
   try {
@@ -261,6 +297,44 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
       cfg.people + cfg.healthyPeople,
       'soak-person',
     );
+    // Issue 21: the hostile people's big guild (400 channels with 1 KiB topics) and accounts.
+    let hostileSetup:
+      | { owner: string; guildId: number; invite: string; readers: string[]; crowd: string }
+      | undefined;
+    const hp = cfg.hostilePeople;
+    if (hp) {
+      log(`soak: setting up the hostile people's guild of ${hp.stormChannels} channels`);
+      const stormOwner = await op.user('storm-owner');
+      const stormGuild = await op.guild('storm', stormOwner);
+      const admin = { token: server.adminToken };
+      await mapLimit(
+        Array.from({ length: hp.stormChannels - 1 }, (_, i) => i),
+        8,
+        (i) =>
+          op.http.expect('POST', `/admin/v1/guilds/${stormGuild}/channels`, 201, {
+            ...admin,
+            body: { name: `storm-${i}`, topic: 'x'.repeat(1024) },
+          }),
+      );
+      const invite = await op.http.expect('POST', `/admin/v1/guilds/${stormGuild}/invites`, 201, {
+        ...admin,
+        body: {},
+      });
+      const member = async (name: string): Promise<string> => {
+        const id = await op.user(name);
+        await op.join(stormGuild, id);
+        return op.session(id);
+      };
+      const readers: string[] = [];
+      for (let i = 0; i < hp.nonReaders; i++) readers.push(await member(`hostile-reader-${i}`));
+      hostileSetup = {
+        owner: await op.session(stormOwner),
+        guildId: stormGuild,
+        invite: invite.body.code as string,
+        readers,
+        crowd: await member('hostile-crowd'),
+      };
+    }
     op.close();
     const bots: Actor[] = loadBots.map((b, i) => ({
       kind: 'bot',
@@ -539,9 +613,41 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
       for (let i = 0; i < cfg.greedyBurst; i++) void send(greedyActor, true);
     }, cfg.greedyEveryS * 1000);
     let lastReport = 0;
+    // Issue 21: the hostile people start halfway through the traffic after warm-up.
+    const hostileAtS = cfg.warmupS + (cfg.durationS - cfg.warmupS) / 2;
+    let hostilePeople: HostilePeople | undefined;
+    let unsentMax = 0;
+    let replayMax = 0;
+    let lastScrape = 0;
     while (nowMs() - t0 < cfg.durationS * 1000) {
       await sleep(250);
       const el = (nowMs() - t0) / 1000;
+      if (hp && hostileSetup && !hostilePeople && el >= hostileAtS) {
+        log(`soak: hostile people start (${el.toFixed(0)} s)`);
+        hostilePeople = new HostilePeople({
+          origin: server.origin,
+          gatewayUrl: server.gatewayUrl,
+          nonReaders: hostileSetup.readers,
+          socketsEach: hp.socketsEach,
+          socketLifeMs: hp.socketLifeMs,
+          crowd: hostileSetup.crowd,
+          crowdEveryMs: hp.crowdEveryMs,
+          owner: hostileSetup.owner,
+          guildId: hostileSetup.guildId,
+          invite: hostileSetup.invite,
+          churnEveryMs: hp.churnEveryMs,
+          renamesPerS: hp.renamesPerS,
+        });
+        hostilePeople.start();
+        const started = hostilePeople;
+        hostilePeopleStop = () => started.stop();
+      }
+      if (hostilePeople && el - lastScrape >= 2) {
+        lastScrape = el;
+        const m = await scrape(server.origin, server.adminToken);
+        unsentMax = Math.max(unsentMax, m.get('parley_gateway_unsent_bytes') ?? 0);
+        replayMax = Math.max(replayMax, m.get('parley_gateway_replay_bytes') ?? 0);
+      }
       if (el - lastReport >= 30) {
         lastReport = el;
         const last = rss[rss.length - 1];
@@ -559,6 +665,8 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     const waitShare = (sched1.waitNs - sched0.waitNs) / 1e6 / (sched1.at - sched0.at);
     const load1 = loadavg()[0] ?? 0;
     const hostileOldest = hostile.stop();
+    const closes = await scrape(server.origin, server.adminToken);
+    hostilePeople?.stop();
     child.send({ k: 'stop' });
     const healthy = await healthyResult;
     const drainStart = nowMs();
@@ -687,7 +795,16 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
 
     // ---- figures ----
     const h = summarize(healthy.latencies);
-    const post = rss.filter((s) => s.t >= cfg.warmupS);
+    // RSS flatness is judged without the hostile people; with them, against D70's caps.
+    const hostileAt = hostilePeople ? hostileAtS : Number.POSITIVE_INFINITY;
+    const post = rss.filter((s) => s.t >= cfg.warmupS && s.t < hostileAt);
+    const withHostile = rss.filter((s) => s.t >= hostileAt);
+    const rssWithout = post.reduce((m, s) => Math.max(m, s.rss), 0);
+    const rssWith = withHostile.reduce((m, s) => Math.max(m, s.rss), 0);
+    const capBytes = hp ? hostileCapBytes(hp) : 0;
+    const hostileHealthy = summarize(
+      healthy.latencies.filter((_, i) => (healthy.at[i] ?? 0) >= t0 + hostileAt * 1000),
+    );
     const ref = summarize(post.slice(0, 5).map((s) => s.rss)).p50;
     const postSummary = summarize(post.map((s) => s.rss));
     const postMin = post.reduce((m, s) => Math.min(m, s.rss), Number.POSITIVE_INFINITY);
@@ -869,6 +986,58 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
         target: { op: '<=', value: 0 },
       },
     ];
+    if (hostilePeople && hp) {
+      const closed = (code: number): number =>
+        closes.get(`parley_gateway_connections_closed_total{kind="person",code="${code}"}`) ?? 0;
+      figures.push(
+        {
+          id: 'hostile_people_rss_mib',
+          label: 'server RSS with the hostile people (max)',
+          value: round(rssWith / MiB, 1),
+          unit: 'MiB',
+          basis: `without them ${round(rssWithout / MiB, 1)} MiB (max, same run) + D70 caps of the hostile people ${round(capBytes / MiB, 0)} MiB (${hp.nonReaders} non-readers × (${Math.min(16, hp.socketsEach)} sockets × 4 MiB unsent + 16 sessions × 1 MiB replay) + a crowd of 16 × (4 + 1) MiB)`,
+          target: { op: '<=', value: round((rssWithout + capBytes) / MiB, 1) },
+        },
+        {
+          id: 'hostile_people_healthy_p99',
+          label: 'healthy clients p99 while the hostile people run',
+          value: ms(hostileHealthy.p99),
+          unit: 'ms',
+          basis: `${hostileHealthy.count} requests`,
+          target: { op: '<=', value: cfg.healthyP99TargetMs },
+        },
+        {
+          id: 'hostile_people_unsent_max_mib',
+          label: "bytes queued for people's sockets (max of samples)",
+          value: round(unsentMax / MiB, 2),
+          unit: 'MiB',
+          basis: `${hp.nonReaders * hp.socketsEach} non-reading sockets; a socket past 4 MiB closes`,
+        },
+        {
+          id: 'hostile_people_replay_max_mib',
+          label: "people's replay buffers (max of samples, events counted once)",
+          value: round(replayMax / MiB, 2),
+          unit: 'MiB',
+        },
+        {
+          id: 'hostile_people_closed_4000',
+          label: "people's sockets closed 4000 (too much unsent) / 4011 (17th connection)",
+          value: closed(4000),
+          unit: 'count',
+          basis: `4011: ${closed(4011)}; ${hostilePeople.opened} hostile sockets opened, ${hostilePeople.refused} refused 429, ${hostilePeople.rejoins} rejoins, ${hostilePeople.renames} renames, ${hostilePeople.networkErrors} requests without an answer`,
+        },
+        {
+          id: 'hostile_people_errors',
+          label: 'hostile people: answers other than expected',
+          value: hostilePeople.failures.length,
+          unit: 'count',
+          ...(hostilePeople.failures.length
+            ? { basis: hostilePeople.failures.join('; ').slice(0, 300) }
+            : {}),
+          target: { op: '<=', value: 0 },
+        },
+      );
+    }
     const table: TableRow[] = [
       {
         what: 'gateway connections',
@@ -924,6 +1093,7 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     return { figures, table, failures, warnings, details };
   } finally {
     hostile?.stop();
+    hostilePeopleStop?.();
     for (const s of socks) s.conn?.close(true);
     load.close();
     check.close();
@@ -932,6 +1102,37 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     await server.dispose();
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The server's /metrics as `name{labels}` → value (the operator token opens it), on a connection
+ * of its own closed after the answer (see getBytes).
+ */
+function scrape(origin: string, adminToken: string): Promise<Map<string, number>> {
+  return new Promise((resolve) => {
+    const out = new Map<string, number>();
+    http
+      .get(
+        `${origin}/metrics`,
+        { agent: false, headers: { authorization: `Bearer ${adminToken}` } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('error', () => resolve(out));
+          res.on('end', () => {
+            for (const line of text.split('\n')) {
+              if (line.startsWith('#') || line === '') continue;
+              const at = line.lastIndexOf(' ');
+              out.set(line.slice(0, at), Number(line.slice(at + 1)));
+            }
+            resolve(out);
+          });
+        },
+      )
+      // a scrape that fails is a missing sample, not a failed soak
+      .on('error', () => resolve(out));
+  });
 }
 
 /** The main thread's CPU time and run-queue wait so far (ns), and when they were read (ms). */

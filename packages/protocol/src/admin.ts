@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { ALL_PERMISSIONS } from './permissions.js';
 import { Id } from './ids.js';
 import { Bot, BotUser, Channel, Member } from './rest.js';
-import { AvatarUrl, LabelName, PersonName, SAFE_TEXT_PATTERN } from './text.js';
+import { AvatarUrl, BotDescription, LabelName, PersonName } from './text.js';
 
 /**
  * D41: the operator API's request and response bodies. D54: names are safe text (no control,
@@ -90,7 +90,7 @@ export const CreateBotBody = Type.Object(
   {
     ownerId: Id,
     name: Name,
-    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    description: Type.Optional(BotDescription),
     avatar: Type.Optional(Url),
   },
   { title: 'CreateBotBody' },
@@ -270,7 +270,7 @@ export type AdminBotDetail = Static<typeof AdminBotDetail>;
 export const AdminBotPatch = Type.Object(
   {
     name: Type.Optional(LabelName),
-    description: Type.Optional(Type.String({ maxLength: 1000, pattern: SAFE_TEXT_PATTERN })),
+    description: Type.Optional(BotDescription),
     avatar: Type.Optional(Type.Union([AvatarUrl, Type.Null()])),
   },
   { title: 'AdminBotPatch', additionalProperties: false, minProperties: 1 },

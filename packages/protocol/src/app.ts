@@ -3,7 +3,7 @@ import { Delivery, Role, User } from './admin.js';
 import { Id } from './ids.js';
 import { ALL_PERMISSIONS } from './permissions.js';
 import { Bot, Channel, MemberUser, Timestamp } from './rest.js';
-import { AvatarUrl, LabelName, PersonName } from './text.js';
+import { AvatarUrl, BotDescription, LabelName, PersonName } from './text.js';
 
 /**
  * The people's API `/app/v1` (D45–D50) and the people's gateway (D51): request and response
@@ -162,8 +162,26 @@ export const PatchGuildBody = Type.Object(
 );
 export type PatchGuildBody = Static<typeof PatchGuildBody>;
 
+/** D70: an overwrite given with a new channel (a private channel in one step). */
+export const ChannelOverwriteEntry = Type.Object(
+  { roleId: Id, allow: PermissionBits, deny: PermissionBits },
+  { title: 'ChannelOverwriteEntry', additionalProperties: false },
+);
+export type ChannelOverwriteEntry = Static<typeof ChannelOverwriteEntry>;
+
 export const CreateAppChannelBody = Type.Object(
-  { name: LabelName, topic: Type.Optional(Topic) },
+  {
+    name: LabelName,
+    topic: Type.Optional(Topic),
+    /** D70: the channel's overwrites from the start (e.g. @everyone denied VIEW_CHANNEL) */
+    overwrites: Type.Optional(
+      Type.Array(ChannelOverwriteEntry, {
+        maxItems: 250,
+        description:
+          'D70: overwrites set with the channel, in the same step (a private channel); each role of this guild at most once',
+      }),
+    ),
+  },
   { title: 'CreateAppChannelBody', additionalProperties: false },
 );
 export type CreateAppChannelBody = Static<typeof CreateAppChannelBody>;
@@ -283,7 +301,7 @@ export type OwnedBotList = Static<typeof OwnedBotList>;
 export const CreateOwnBotBody = Type.Object(
   {
     name: LabelName,
-    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    description: Type.Optional(BotDescription),
     avatar: Type.Optional(AvatarUrl),
   },
   { title: 'CreateOwnBotBody', additionalProperties: false },
@@ -293,7 +311,7 @@ export type CreateOwnBotBody = Static<typeof CreateOwnBotBody>;
 export const PatchBotBody = Type.Object(
   {
     name: Type.Optional(LabelName),
-    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    description: Type.Optional(BotDescription),
     avatar: Type.Optional(Type.Union([AvatarUrl, Type.Null()])),
   },
   { title: 'PatchBotBody', additionalProperties: false, minProperties: 1 },
@@ -347,9 +365,20 @@ export type PeopleEventType = (typeof PEOPLE_EVENT_TYPES)[number];
 
 export const PresenceStatus = Type.Union([Type.Literal('online'), Type.Literal('offline')]);
 
+/**
+ * D70: GUILD_UPDATE carries the guild's own fields, never its channels; `myPermissions` (the
+ * receiving member's own guild-level bits) when a change of roles may have altered them.
+ */
+export interface GuildUpdate {
+  id: number;
+  name: string;
+  ownerId: number;
+  myPermissions?: number;
+}
+
 export interface PeopleEventDataMap {
   GUILD_CREATE: AppGuild;
-  GUILD_UPDATE: AppGuild;
+  GUILD_UPDATE: GuildUpdate;
   GUILD_DELETE: { id: number };
   CHANNEL_CREATE: Static<typeof Channel>;
   CHANNEL_UPDATE: Static<typeof Channel>;

@@ -19,6 +19,8 @@ export const GatewayClose = {
   RATE_LIMITED: 4008,
   SESSION_TIMED_OUT: 4009,
   SESSION_REPLACED: 4010,
+  /** D70: a person's 17th connection closes their oldest (people only; added to D33) */
+  TOO_MANY_CONNECTIONS: 4011,
 } as const;
 export type GatewayCloseCode = (typeof GatewayClose)[keyof typeof GatewayClose];
 
@@ -30,6 +32,7 @@ export const GATEWAY_CLOSE_RESUMABLE: Record<GatewayCloseCode, boolean> = {
   4008: true,
   4009: true,
   4010: false,
+  4011: false,
 };
 
 /** D30: the largest frame a client may send. */

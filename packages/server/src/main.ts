@@ -7,7 +7,7 @@ import { buildApp } from './http/app.js';
 import type { Lifecycle } from './http/routes/ops.routes.js';
 import { openServices, type Services } from './services.js';
 import { isDatabaseMisconfigured, isDatabaseUnreachable } from './storage/unreachable.js';
-import { claimServerLock } from './storage/server-lock.js';
+import { claimServerLock, refuseIfRunning } from './storage/server-lock.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
 /**
@@ -16,6 +16,8 @@ import { WebhookWorker } from './webhooks/worker.js';
 export async function serve(config: Config): Promise<void> {
   // D53: /readyz is 503 until everything below is up, and again while draining.
   const lifecycle: Lifecycle = { phase: 'starting' };
+  // Issue 21: a second server on the same SQLite database refuses before opening anything.
+  refuseIfRunning(config.databaseUrl);
   const services = await openServicesPatiently(config).catch((err: unknown) => {
     // D42: say which setting to look at, in one line.
     throw new Error(
@@ -23,8 +25,14 @@ export async function serve(config: Config): Promise<void> {
     );
   });
   const health = services.health;
-  // `parley restore` refuses while this lock names a live process (SQLite only).
-  const lock = claimServerLock(config.databaseUrl);
+  // `parley restore` and a second server refuse while this lock names a live process (SQLite).
+  let lock: { release(): void };
+  try {
+    lock = claimServerLock(config.databaseUrl);
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
   const https =
     config.tlsCert && config.tlsKey
       ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }

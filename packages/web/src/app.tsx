@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { connState } from './lib/gateway.js';
-import { get, sessionLost, setToken, throttled } from './lib/api.js';
+import { connState, stoppedBy } from './lib/gateway.js';
+import { get, sessionLost, throttled } from './lib/api.js';
 import { match, navigate, onLinkClick, path } from './lib/router.js';
 import type { Guild, User } from './lib/types.js';
 import { Invite, Login, Register } from './screens/auth.js';
@@ -33,7 +33,9 @@ export function App() {
     // A session cookie (D47) may already be there: ask who we are.
     get<User>('/app/v1/users/@me', { anonymous: true })
       .then((u) => startSession(u))
-      .catch(() => setToken(null))
+      .catch(() => {
+        /* no session: the login screen */
+      })
       .finally(() => setChecked(true));
   }, []);
 
@@ -42,7 +44,6 @@ export function App() {
     sessionLost.value = false;
     if (!me.value) return;
     endSession();
-    setToken(null);
     navigate('/login', true);
   }, [sessionLost.value]);
 
@@ -227,6 +228,15 @@ function DmList({ current }: { current: number | undefined }) {
 
 function ConnectionBanner() {
   const s = connState.value;
+  if (s === 'closed' && stoppedBy.value === 'too-many-connections')
+    return (
+      <div class="conn-banner" role="alert">
+        Disconnected: you have too many Parley tabs or windows open (16 at most).{' '}
+        <button type="button" class="btn small" onClick={() => location.reload()}>
+          Reconnect
+        </button>
+      </div>
+    );
   if (s === 'reconnecting')
     return (
       <div class="conn-banner" role="status">

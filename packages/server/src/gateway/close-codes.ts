@@ -49,6 +49,12 @@ export const CLOSE_TABLE: Readonly<Record<CloseCode, CloseInfo>> = {
     resumable: false,
     client: 'another connection took over: stop, do not reconnect by yourself',
   },
+  4011: {
+    name: 'TOO_MANY_CONNECTIONS',
+    resumable: false,
+    client:
+      "a person's 17th connection closed this, their oldest (D70): stop, do not reconnect by yourself",
+  },
   1000: { name: 'NORMAL (client)', resumable: false, client: 'the client ended its session' },
   1001: { name: 'GOING_AWAY (client)', resumable: false, client: 'the client ended its session' },
   1006: {

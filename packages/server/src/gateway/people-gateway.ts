@@ -3,7 +3,7 @@ import type { WebSocket } from 'ws';
 import type { Domain } from '../domain/context.js';
 import type { Signal } from '../events/bus.js';
 import type { EventsRuntime } from '../events/runtime.js';
-import { connectionClosed, connectionOpened } from '../metrics/metrics.js';
+import { connectionClosed, connectionOpened, watchPeopleMemory } from '../metrics/metrics.js';
 import { Close } from './close-codes.js';
 import { PeopleHub } from './people-hub.js';
 import { PersonConnection, type PersonIdentity } from './person-connection.js';
@@ -12,6 +12,12 @@ import type { PresenceTracker } from './presence.js';
 /** D47: how often every connected person's session is looked up again (idle expiry, missed signals). */
 export const SESSION_CHECK_MS = 60_000;
 const SHUTDOWN_WAIT_MS = 4000;
+/**
+ * D70: a person's connections on one node. The 17th closes the oldest with 4011
+ * TOO_MANY_CONNECTIONS (not resumable; the client must not reconnect by itself): tabs and devices
+ * fit, a script opening sockets by the hundred does not make the node hold hundreds of sessions.
+ */
+export const MAX_CONNECTIONS_PER_PERSON = 16;
 
 /**
  * This node's people on the gateway (D51): their connections, the fan-out hub fed by
@@ -23,6 +29,8 @@ const SHUTDOWN_WAIT_MS = 4000;
 export class PeopleGateway {
   readonly hub: PeopleHub;
   private readonly conns = new Set<PersonConnection>();
+  /** each person's connections here, oldest first (D70's bound) */
+  private readonly byUser = new Map<number, Set<PersonConnection>>();
   private readonly unsubscribe: Array<() => void> = [];
   private checker: NodeJS.Timeout | undefined;
   private checking = false;
@@ -46,6 +54,7 @@ export class PeopleGateway {
     this.unsubscribe.push(
       this.events.onPeople((e) => this.hub.dispatch(e)),
       this.events.onSignal((s) => this.onSignal(s)),
+      watchPeopleMemory(() => ({ unsent: this.unsentBytes(), replay: this.hub.events.bytes })),
     );
     this.checker = setInterval(() => void this.checkSessions(undefined), SESSION_CHECK_MS);
     this.checker.unref();
@@ -69,6 +78,9 @@ export class PeopleGateway {
         rate: c.rateGateway,
         finished: (x) => {
           this.conns.delete(x);
+          const mine = this.byUser.get(x.userId);
+          mine?.delete(x);
+          if (mine?.size === 0) this.byUser.delete(x.userId);
           this.presence.down(x.userId);
           // D53 / issue #13: the gauge, and one info line per connection closed.
           const code = x.endCode ?? 1006;
@@ -80,11 +92,30 @@ export class PeopleGateway {
       resume,
       socket,
     );
+    this.closeOldestBeyond(person.userId, MAX_CONNECTIONS_PER_PERSON - 1);
     this.conns.add(conn);
+    let mine = this.byUser.get(person.userId);
+    if (!mine) this.byUser.set(person.userId, (mine = new Set()));
+    mine.add(conn);
     this.presence.up(person.userId);
     conn.start();
     connectionOpened('person');
     this.info({ kind: 'person', userId: person.userId }, 'gateway connection opened');
+  }
+
+  /** D70: leave the person at most `keep` open connections here, closing the oldest (4011). */
+  private closeOldestBeyond(userId: number, keep: number): void {
+    // The set keeps insertion order: the first ones are the oldest.
+    const open = [...(this.byUser.get(userId) ?? [])].filter((c) => !c.isClosed);
+    for (const c of open.slice(0, Math.max(0, open.length - keep)))
+      c.close(Close.TOO_MANY_CONNECTIONS, 'too many connections');
+  }
+
+  /** D70: bytes queued for people's sockets on this node and not yet sent (metrics). */
+  unsentBytes(): number {
+    let n = 0;
+    for (const c of this.conns) n += c.unsentBytes;
+    return n;
   }
 
   private onSignal(s: Signal): void {

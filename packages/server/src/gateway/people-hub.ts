@@ -30,6 +30,19 @@ import { frameInto, frameLength, frameOf, frameParts, type FrameParts } from './
 
 /** D51: dispatches kept per session for a resume; more missed than this → op 9 + fresh READY. */
 export const REPLAY_MAX = 512;
+/**
+ * D70: and at most this many bytes of frames per session (the newest dispatch is always kept):
+ * 512 large frames (a guild with its channels) would otherwise hold hundreds of MiB per session.
+ */
+export const REPLAY_MAX_BYTES = 1024 * 1024;
+/**
+ * D70: a person's sessions on a node, connected or waiting to be resumed. Without it a client
+ * dropping and reopening connections would leave one resumable session (and its replay buffer)
+ * behind per reconnect for the whole resume window; with it a person costs a node at most 16
+ * sessions of REPLAY_MAX_BYTES, each with at most MAX_UNSENT_BYTES queued (person-connection.ts).
+ */
+export const MAX_SESSIONS_PER_PERSON = 16;
+let sessionsOpened = 0;
 
 /** An event ready to send: `{"op":0,"t":…,"s":` + s + `,"d":…}` with only `s` per session. */
 /** A people's event ready for fan-out: its frame parts (frame-template.ts) and who it concerns. */
@@ -47,6 +60,8 @@ export interface PreparedEvent extends FrameParts {
   no: number;
   /** how many replay-buffer slots refer to it (EventTable) */
   refs: number;
+  /** its frame's size in bytes (header and `s` counted at their widest), for D70's bound */
+  readonly bytes: number;
 }
 
 /**
@@ -58,6 +73,8 @@ export interface PreparedEvent extends FrameParts {
  */
 export class EventTable {
   private next = 1;
+  /** bytes of the frames of the events held, each counted once (metrics) */
+  bytes = 0;
   private readonly byNo = new Map<number, PreparedEvent>();
   /** the event released last: sessions that got the same events evict the same one in turn */
   private last: PreparedEvent | undefined;
@@ -67,6 +84,7 @@ export class EventTable {
     if (e.refs++ === 0) {
       if (e.no === 0) e.no = this.next++;
       this.byNo.set(e.no, e);
+      this.bytes += e.bytes;
     }
     return e.no;
   }
@@ -83,6 +101,7 @@ export class EventTable {
     this.last = e;
     if (--e.refs === 0) {
       this.byNo.delete(no);
+      this.bytes -= e.bytes;
       this.last = undefined;
     }
   }
@@ -99,8 +118,9 @@ const REFRESHING = new Set([
   'CHANNEL_UPDATE',
   'CHANNEL_DELETE',
   'GUILD_ROLES_UPDATE',
-  'GUILD_UPDATE',
 ]);
+// D70: GUILD_UPDATE carries the guild's own fields only: a rename changes no one's view (a
+// change of what a member sees comes with CHANNEL_CREATE / CHANNEL_DELETE to that member).
 
 export function prepare(e: PeopleDispatch): PreparedEvent {
   let subject: number | undefined;
@@ -128,16 +148,19 @@ export function prepare(e: PeopleDispatch): PreparedEvent {
       guildId = numberField(e.data, 'guildId');
       break;
   }
+  const parts = frameParts(e.type, e.data);
   return {
     type: e.type,
     audience: e.audience,
-    ...frameParts(e.type, e.data),
+    ...parts,
     subject,
     guildId,
     shared: undefined,
     sharedS: 0,
     no: 0,
     refs: 0,
+    // a 10-byte WebSocket header and 16 digits of `s` at most
+    bytes: parts.prefix.length + parts.suffix.length + 26,
   };
 }
 
@@ -182,6 +205,8 @@ export interface SessionSink {
 
 export class PersonSession {
   readonly id = randomBytes(16).toString('base64url');
+  /** opening order on this node (the oldest goes first past MAX_SESSIONS_PER_PERSON) */
+  readonly opened = ++sessionsOpened;
   /** the last `s` given (READY is 1) */
   seq = 0;
   /** the last `s` handed to the sink: dispatches after it wait for the hub's next flush */
@@ -203,6 +228,11 @@ export class PersonSession {
    * sessions, tens of MiB allocated in one dispatch and a long collection pause mid fan-out.
    */
   private ring: Float64Array = new Float64Array(REPLAY_MAX);
+  /** D70: the frame bytes of each slot's dispatch (0 for a marker), and their sum */
+  private sizes: Float64Array = new Float64Array(REPLAY_MAX);
+  private ringBytes = 0;
+  /** the oldest `s` the buffer still holds (READY, s = 1, is never in it) */
+  private oldest = 2;
   /** the last `s` a socket was given before it dropped (replay must still reach past it) */
   sentAtDetach = 0;
   expiry: NodeJS.Timeout | undefined;
@@ -215,29 +245,58 @@ export class PersonSession {
     private readonly events: EventTable,
   ) {}
 
-  /** Store `e` under the next `s`; false when that evicts a dispatch no socket ever got. */
+  /**
+   * Store `e` under the next `s`, evicting the oldest dispatches past REPLAY_MAX entries or
+   * REPLAY_MAX_BYTES (D70); false when that evicts a dispatch no socket ever got.
+   */
   push(e: PreparedEvent | null): boolean {
     // Ended: its buffer is gone (dropReplay), nothing is kept for it any more.
     if (this.ended) return true;
     const s = ++this.seq;
-    const pos = s - 2;
-    const slot = pos % REPLAY_MAX;
-    const old = this.ring[slot];
+    let kept = true;
+    if (s - REPLAY_MAX >= this.oldest) kept = this.evictOldest();
+    const slot = (s - 2) % REPLAY_MAX;
+    const bytes = e ? e.bytes : 0;
     this.ring[slot] = e ? this.events.ref(e) : 0;
-    if (old) this.events.release(old);
-    if (pos < REPLAY_MAX) return true;
-    const evicted = s - REPLAY_MAX;
-    return this.sink !== undefined || evicted <= this.sentAtDetach;
+    this.sizes[slot] = bytes;
+    this.ringBytes += bytes;
+    while (this.ringBytes > REPLAY_MAX_BYTES && this.oldest < s) kept = this.evictOldest() && kept;
+    return kept;
+  }
+
+  /** The oldest entry leaves; false when no socket was ever given it (its client missed it). */
+  private evictOldest(): boolean {
+    const gone = this.oldest++;
+    const slot = (gone - 2) % REPLAY_MAX;
+    const no = this.ring[slot] as number;
+    this.ringBytes -= this.sizes[slot] as number;
+    this.ring[slot] = 0;
+    this.sizes[slot] = 0;
+    if (no) this.events.release(no);
+    return this.sink !== undefined || gone <= this.sentAtDetach;
+  }
+
+  /**
+   * The newest `s` that storing one more dispatch of `bytes` would evict (below `oldest`: none).
+   * The hub writes the dispatches a socket has not had yet before they would be evicted.
+   */
+  evictsThrough(bytes: number): number {
+    const s = this.seq + 1;
+    let p = this.oldest;
+    let total = this.ringBytes + bytes;
+    for (; p < s && (s - p >= REPLAY_MAX || total > REPLAY_MAX_BYTES); p++)
+      total -= this.sizes[(p - 2) % REPLAY_MAX] as number;
+    return p - 1;
   }
 
   /** D31: every dispatch after `seq` is still here (and `seq` is one this session reached). */
   canReplayFrom(seq: number): boolean {
-    const oldest = Math.max(2, this.seq - REPLAY_MAX + 1);
-    return seq >= 1 && seq <= this.seq && seq + 1 >= oldest;
+    return seq >= 1 && seq <= this.seq && seq + 1 >= this.oldest;
   }
 
   /** The dispatch stored under `s`, if the buffer still holds it (null: a marker). */
   entry(s: number): PreparedEvent | null {
+    if (s < this.oldest) return null;
     const no = this.ring[(s - 2) % REPLAY_MAX] as number;
     return no === 0 ? null : (this.events.get(no) ?? null);
   }
@@ -252,10 +311,17 @@ export class PersonSession {
     return out;
   }
 
+  /** D70: bytes of the frames the buffer holds (tests) */
+  get replayBytes(): number {
+    return this.ringBytes;
+  }
+
   /** Ended: the buffer's events are released (the table keeps only what some buffer holds). */
   dropReplay(): void {
     for (const no of this.ring) if (no !== 0) this.events.release(no);
     this.ring = new Float64Array(0);
+    this.sizes = new Float64Array(0);
+    this.ringBytes = 0;
   }
 }
 
@@ -299,6 +365,15 @@ export class PeopleHub {
 
   /** A fresh session, holding events until `started` (its READY goes out first). */
   open(userId: number, tokenHash: string): PersonSession {
+    // D70: room for this one: the person's oldest sessions waiting for a resume end first
+    // (connections beyond the bound were closed with 4011 already, people-gateway.ts).
+    const mine = this.sessionsOf(userId);
+    if (mine.length >= MAX_SESSIONS_PER_PERSON) {
+      const waiting = mine
+        .filter((x) => x.sink === undefined && !this.starting.has(x))
+        .sort((a, b) => a.opened - b.opened);
+      for (const x of waiting.slice(0, mine.length - MAX_SESSIONS_PER_PERSON + 1)) this.end(x);
+    }
     const s = new PersonSession(userId, tokenHash, this.events);
     this.sessions.set(s.id, s);
     // Not in the indexes yet: until READY it takes every event from `starting` (filtered then).
@@ -452,7 +527,7 @@ export class PeopleHub {
 
   private emit(s: PersonSession, e: PreparedEvent): void {
     // The buffer must still hold every dispatch not yet written: write them first if not.
-    if (s.sink && s.seq + 1 - s.sent > REPLAY_MAX) this.flush(s);
+    if (s.sink && s.evictsThrough(e.bytes) > s.sent) this.flush(s);
     if (!s.push(e)) {
       // Dropped, and its client missed more than the buffer holds: it cannot resume (op 9).
       this.end(s);

@@ -10,6 +10,13 @@ import { INVALID_SESSION_FRAME, RECONNECT_FRAME } from './frames.js';
 import type { PeopleHub, PersonSession, SessionSink } from './people-hub.js';
 import { SocketLink } from './socket-link.js';
 
+/**
+ * D70: a person's socket holding more than this many bytes its client has not read closes with
+ * 4000 (READY, which may be larger, does not count while unsent). Beyond the kernel's own socket
+ * buffers, this is the most a non-reading client can make the server hold for its socket.
+ */
+export const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+
 export interface PersonConnectionDeps {
   readonly domain: Domain;
   readonly hub: PeopleHub;
@@ -30,8 +37,10 @@ export interface PersonIdentity {
 /**
  * A person's gateway connection (D51). The same HELLO, heartbeats, frame limits and close codes
  * as a bot's (SocketLink); then READY `{sessionId, user, guilds, readStates, resumeWindowS}` and
- * the dispatches the node's PeopleHub gives its session. A person may hold any number of these
- * (tabs, devices): each has its own session and `s`, and none replaces another (no 4010).
+ * the dispatches the node's PeopleHub gives its session. A person may hold several of these
+ * (tabs, devices): each has its own session and `s`, and none replaces another (no 4010); past
+ * 16 on a node the oldest closes with 4011 (D70, people-gateway.ts). A client that stops reading
+ * is closed with 4000 once MAX_UNSENT_BYTES wait for it (D70).
  *
  *   handshake ──fresh READY / resumed──▶ live ──▶ closed
  *
@@ -61,8 +70,13 @@ export class PersonConnection implements SessionSink {
       heartbeatMs: deps.heartbeatMs,
       rate: deps.rate,
       clock: deps.domain.clock,
-      closing: () => {
+      maxUnsentBytes: MAX_UNSENT_BYTES,
+      closing: (code) => {
         this.closedState = true;
+        // A close that ends the session (4011, 4004) ends it now, not when the peer answers:
+        // the person's next session must find the room free (D70).
+        const s = this.session;
+        if (s && s.sink === this && !keepsSession(code)) this.deps.hub.end(s);
       },
       closed: (code) => this.onSocketClose(code),
     });
@@ -137,7 +151,7 @@ export class PersonConnection implements SessionSink {
     session.sent = 1;
     session.sink = this;
     // D31: READY is s = 1.
-    this.link.send(JSON.stringify({ op: GatewayOp.DISPATCH, t: 'READY', s: 1, d: ready }));
+    this.link.send(JSON.stringify({ op: GatewayOp.DISPATCH, t: 'READY', s: 1, d: ready }), true);
     hub.started(
       session,
       new Map(ready.guilds.map((g) => [g.id, new Set(g.channels.map((c) => c.id))])),
@@ -168,6 +182,11 @@ export class PersonConnection implements SessionSink {
 
   /** the close code the connection ended with (ours, or the client's) */
   endCode: number | undefined;
+
+  /** D70: bytes queued for the client and not yet sent (metrics) */
+  get unsentBytes(): number {
+    return this.link.bufferedAmount;
+  }
 
   private onSocketClose(code: number): void {
     this.closedState = true;

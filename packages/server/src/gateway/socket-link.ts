@@ -23,6 +23,12 @@ export interface LinkOptions {
   readonly closed: (code: number) => void;
   /** a client heartbeat arrived (D30 op 1, with its `d`) */
   readonly heartbeat?: (lastSeq: number | null) => void;
+  /**
+   * D70: past this many unsent bytes queued for the peer (a client that does not read) the
+   * socket closes with 4000. Frames sent with `exempt` (READY) do not count while unsent.
+   * Undefined: no bound (bots' connections stop being fed instead, connection.ts `busy`).
+   */
+  readonly maxUnsentBytes?: number;
 }
 
 /**
@@ -43,6 +49,10 @@ export class SocketLink {
   closeCode: number | undefined;
   /** corked until the next tick (see corkForTurn) */
   corked = false;
+  /** bytes handed to the socket so far (frames and their headers; pings are not counted) */
+  private queued = 0;
+  /** `queued` at the end of the last exempt frame (D70: READY does not count while unsent) */
+  private exemptEnd = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -128,11 +138,35 @@ export class SocketLink {
     return false;
   }
 
-  /** A text frame. */
-  send(frame: string): void {
+  /**
+   * A text frame. `exempt`: the session's own opening frame (READY), which may be large (every
+   * guild with its channels) and does not count against `maxUnsentBytes` while it is unsent.
+   */
+  send(frame: string, exempt = false): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
     corkForTurn(this);
     this.ws.send(frame);
+    const bytes = Buffer.byteLength(frame);
+    // ws adds a 2–10 byte header: counted as 10, so the exempt part never falls short.
+    this.queued += bytes + 10;
+    if (exempt) this.exemptEnd = this.queued;
+    this.checkUnsent();
+  }
+
+  /**
+   * D70: the bytes queued for the peer and not yet taken by the kernel, READY's rest left out,
+   * above `maxUnsentBytes` → close 4000 (resumable: the client resumes if the session's replay
+   * still covers what it missed, else op 9). Checked after every write, so the queue never holds
+   * more than the bound plus one write.
+   */
+  private checkUnsent(): void {
+    const max = this.o.maxUnsentBytes;
+    if (max === undefined || this.closing) return;
+    const unsent = this.ws.bufferedAmount;
+    if (unsent <= max) return;
+    // Bytes already taken by the kernel = queued − unsent; what is left of READY is unsent.
+    const exemptLeft = Math.max(0, this.exemptEnd - (this.queued - unsent));
+    if (unsent - exemptLeft > max) this.close(Close.UNKNOWN_ERROR, 'too much unsent data');
   }
 
   /**
@@ -147,20 +181,25 @@ export class SocketLink {
   sendFrame(frames: Buffer, immutable = false): boolean {
     if (this.ws.readyState !== this.ws.OPEN) return true;
     const socket = this.socket;
+    this.queued += frames.length;
     if (!socket) {
       for (const payload of unframe(frames)) this.ws.send(Buffer.from(payload), TEXT);
+      this.checkUnsent();
       return true;
     }
     if (immutable) {
       socket.write(frames);
+      this.checkUnsent();
       return true;
     }
     if (socket.writableLength > 0 || socket.writableCorked > 0) {
       // Queued behind other bytes: a copy of its own, so the caller's buffer stays free.
       socket.write(Buffer.from(frames));
+      this.checkUnsent();
       return true;
     }
     socket.write(frames);
+    this.checkUnsent();
     // 0: the write went to the kernel synchronously; else the socket holds `frames`.
     return socket.writableLength === 0;
   }

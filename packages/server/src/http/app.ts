@@ -69,6 +69,9 @@ declare module 'fastify' {
   }
 }
 
+/** D70: the APIs (bots', people's, operator's), whose every answer is `Cache-Control: no-store`. */
+const NO_STORE_PREFIX = /^\/(api|app|admin)(\/|\?|$)/;
+
 /**
  * The Fastify instance, never listening: main.ts listens, tests use inject() (ARCHITECTURE).
  */
@@ -112,6 +115,9 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // D70: API answers carry tokens, secrets and people's own data: no cache (a shared
+    // computer's browser, a proxy) keeps them. Errors included: they are answers of the API.
+    if (NO_STORE_PREFIX.test(req.url)) reply.header('cache-control', 'no-store');
   });
   // D53: requests by route TEMPLATE (never the raw URL: ids would make unbounded series).
   app.addHook('onResponse', async (req, reply) => {
@@ -127,6 +133,8 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
   installJsonParser(app);
   installErrorHandler(app);
   installNotFound(app);
+  // D47/D70: the session cookie is read under /app/v1 and /api/v1 alike (and for 404s there).
+  await app.register(fastifyCookie);
   // D25–D26: authentication, then the caller's bucket; before any body is read (onRequest).
   const limited = apiRateLimit(
     { limiter: deps.limiter, config: deps.domain.config },
@@ -157,7 +165,6 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
 
   // D45: the people's API. Same error form, ids and body limits; the person's own `global`
   // bucket, or the client address's for the routes that take no session.
-  await app.register(fastifyCookie);
   const people = apiRateLimit(
     { limiter: deps.limiter, config: deps.domain.config },
     personAuth(deps),
@@ -175,7 +182,13 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
   if (deps.domain.config.adminToken !== undefined)
     await app.register(
       async (admin) => {
-        admin.addHook('onRequest', adminAuth(deps.domain.config.adminToken));
+        admin.addHook(
+          'onRequest',
+          adminAuth(deps.domain.config.adminToken, {
+            limiter: deps.limiter,
+            config: deps.domain.config,
+          }),
+        );
         await admin.register(adminRoutes, { deps });
       },
       { prefix: '/admin/v1' },

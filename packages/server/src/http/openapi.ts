@@ -11,6 +11,24 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * D70: the Content-Security-Policy of /docs (Swagger UI). Its page loads its scripts and styles
+ * from /docs/static and runs no inline script; it sets element styles from script (allowed by
+ * 'unsafe-inline' for styles only), shows data: images, and fetches /openapi.json and, when a
+ * reader tries a request, the API on this origin.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 /** OpenAPI document generated from the same TypeBox schemas that validate and serialize. */
 export function openApiOptions(origin: string, routes: readonly RouteInfo[] = []): SwaggerOptions {
   return {
@@ -109,6 +127,9 @@ export function installDocs(app: FastifyInstance, origin: string): void {
         // The docs instance writes the response itself; the header set by our onRequest hook
         // lives on `reply` and would be lost, so it goes on the raw response.
         reply.raw.setHeader('x-request-id', req.id);
+        // D70: /docs shares the web app's origin (and its session cookie): its pages run only
+        // this origin's scripts, never inline ones, and cannot be framed.
+        reply.raw.setHeader('content-security-policy', DOCS_CSP);
         reply.hijack();
         target.routing(req.raw, reply.raw);
       },

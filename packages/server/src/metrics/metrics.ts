@@ -104,6 +104,36 @@ const localRateDecisions = new client.Counter({
   help: "Rate-limit decisions made with this node's own buckets because Redis was unreachable",
   registers: [registry],
 });
+/** D70: what people's gateways on this node hold in memory (one per app; tests build several). */
+const peopleMemory = new Set<() => { unsent: number; replay: number }>();
+const sumOf = (k: 'unsent' | 'replay'): number => {
+  let n = 0;
+  for (const f of peopleMemory) n += f()[k];
+  return n;
+};
+new client.Gauge({
+  name: 'parley_gateway_unsent_bytes',
+  help: "Bytes queued for people's gateway sockets on this node and not yet sent (D70: a socket past 4 MiB closes with 4000)",
+  registers: [registry],
+  collect() {
+    this.set(sumOf('unsent'));
+  },
+});
+new client.Gauge({
+  name: 'parley_gateway_replay_bytes',
+  help: "Frame bytes of the events people's replay buffers hold on this node, each event counted once (D70: at most 1 MiB a session)",
+  registers: [registry],
+  collect() {
+    this.set(sumOf('replay'));
+  },
+});
+
+/** D70: report a people's gateway's memory in the gauges above; returns the way to stop. */
+export function watchPeopleMemory(f: () => { unsent: number; replay: number }): () => void {
+  peopleMemory.add(f);
+  return () => void peopleMemory.delete(f);
+}
+
 for (const kind of ['bot', 'person'] as const) {
   connections.set({ kind }, 0);
   connectionsOpened.inc({ kind }, 0);

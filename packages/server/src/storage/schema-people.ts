@@ -8,6 +8,8 @@ export interface LoginFailuresTable {
   at: number;
   /** 0007: the attempt's own id (an attempt refused by the lockout deletes its row) */
   attempt_id: number | null;
+  /** 0014 (D70): the client address's key (ratelimit/policy.ts addressKey); the lock is per both */
+  address: string | null;
 }
 
 /** D49: invite codes of a guild. */

@@ -21,6 +21,8 @@ export interface UsersTable {
   disabled: Generated<number>;
   /** D46: storage/name-key.ts of a person's name (unique); null for bot users */
   name_key: string | null;
+  /** D70: storage/name-key.ts confusableKey of a person's name (unique); null for bot users */
+  skeleton_key: string | null;
 }
 
 export interface BotsTable {

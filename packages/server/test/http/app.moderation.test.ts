@@ -176,9 +176,17 @@ dbDescribe('moderation (D49, D34, D35, D51)', () => {
     const removed = await c.dispatch('GUILD_MEMBER_REMOVE');
     expect(removed.d.user.id).toBe(troll.id);
     expect(ev.toUser('GUILD_DELETE', troll.id)).toHaveLength(1);
-    // Idempotent (an empty JSON body is fine too); banning a non-member is allowed.
+    // Idempotent (an empty JSON body is fine too); banning a non-member is allowed when the
+    // caller knows them — revised by D70: someone sharing no guild or DM with the caller is 404,
+    // exactly like an unknown id (a ban must not reveal a stranger's name and avatar).
     await expectStatus(await owner.app.put(`/guilds/${guild.id}/bans/${troll.id}`, {}), 204);
     const stranger = await makePerson(h, 'stranger');
+    expectError(await owner.app.put(`/guilds/${guild.id}/bans/${stranger.id}`), 404, 'NOT_FOUND');
+    const elsewhere = await expectStatus(
+      await owner.app.post('/guilds', { name: 'Elsewhere' }),
+      201,
+    );
+    await join(h, elsewhere.body.id, stranger.id);
     await expectStatus(await owner.app.put(`/guilds/${guild.id}/bans/${stranger.id}`), 204);
     const bans = await expectStatus(await owner.app.get(`/guilds/${guild.id}/bans`), 200);
     expect(bans.body).toStrictEqual({

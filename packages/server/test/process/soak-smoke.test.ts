@@ -88,6 +88,12 @@ describe('soak smoke (issue 10)', () => {
       expect(value('load_unexpected'), output).toBe(0);
       expect(value('greedy_429'), output).toBeGreaterThan(0);
       expect(value('greedy_429_malformed'), output).toBe(0);
+      // Issue 21 (D70): hostile people (non-reading sockets, a crowd of sockets, a rename storm
+      // in a 400-channel guild): RSS within the run's RSS without them plus their D70 caps.
+      const rss = fig.get('hostile_people_rss_mib');
+      expect(rss?.target, output).toBeDefined();
+      expect(value('hostile_people_rss_mib'), output).toBeLessThanOrEqual(rss?.target?.value ?? 0);
+      expect(value('hostile_people_errors'), output).toBe(0);
       // The runner's own verdict: every figure with a target met (exit code 0).
       const missed = stored.figures.filter(
         (f) =>

@@ -3,8 +3,11 @@ import type { ErrorBody, UploadedFile } from './types.js';
 
 /**
  * The app's one HTTP client (ARCHITECTURE habit 11: only the public /api/v1 and /app/v1).
- * Same origin, so the session cookie (D47) rides along; a 429 RATE_LIMIT_EXCEEDED is waited out
- * (`retryAfter`, D26) and retried, never shown as an error; a 401 means the session ended.
+ * Same origin: the HttpOnly session cookie (D47) authenticates every call, /api/v1 included
+ * (D70) — the app never holds its session token, so no script on the page can read it. A short
+ * 429 RATE_LIMIT_EXCEEDED is waited out (`retryAfter`, D26) and retried, never shown as an
+ * error; a long one (a login lock) is an error the screen explains. A 401 means the session
+ * ended.
  */
 export class ApiError extends Error {
   constructor(
@@ -13,6 +16,8 @@ export class ApiError extends Error {
     message: string,
     readonly details: { field: string; problem: string }[] = [],
     readonly resetAt?: string,
+    /** D26/D46: seconds until a refused request may be tried again (429) */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -27,16 +32,8 @@ export const throttled = signal(false);
 /** set when any call answers 401: the session is gone */
 export const sessionLost = signal(false);
 
-const TOKEN_KEY = 'parley.token';
-let token: string | null = localStorage.getItem(TOKEN_KEY);
-
-/** The bearer token for /api/v1 (D10: people call it with their session token). */
-export function setToken(t: string | null): void {
-  token = t;
-  if (t === null) localStorage.removeItem(TOKEN_KEY);
-  else localStorage.setItem(TOKEN_KEY, t);
-}
-export const hasToken = (): boolean => token !== null;
+/** D70: a 429 asking to wait longer than this is not waited out: it is shown (a login lock). */
+const LONGEST_WAIT_S = 10;
 
 // One pause shared by every request: when the bucket is empty, nobody asks until it refills.
 let pausedUntil = 0;
@@ -70,7 +67,15 @@ async function toError(res: Response): Promise<ApiError> {
   const e = (body as { error?: unknown }).error;
   if (e && typeof e === 'object') {
     const o = e as ErrorBody['error'];
-    return new ApiError(res.status, o.code, o.message, o.details ?? [], o.resetAt);
+    const retryAfter = (o as { retryAfter?: unknown }).retryAfter;
+    return new ApiError(
+      res.status,
+      o.code,
+      o.message,
+      o.details ?? [],
+      o.resetAt,
+      typeof retryAfter === 'number' ? retryAfter : undefined,
+    );
   }
   // D5: the simpler form is accepted too.
   const code = typeof e === 'string' ? e : 'HTTP_' + res.status;
@@ -93,11 +98,9 @@ async function send(
 ): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     await waitTurn();
-    const h: Record<string, string> = { ...headers };
-    if (token !== null) h['authorization'] = `Bearer ${token}`;
     const res = await fetch(path, {
       method,
-      headers: h,
+      headers,
       body: body ?? null,
       credentials: 'same-origin',
       ...(opts.signal ? { signal: opts.signal } : {}),
@@ -105,13 +108,9 @@ async function send(
     noteHeaders(res);
     if (res.status === 429 && attempt < 8) {
       const err = await toError(res.clone());
-      if (err.code === 'RATE_LIMIT_EXCEEDED') {
+      const retry = Number(err.retryAfter ?? res.headers.get('retry-after') ?? 1);
+      if (err.code === 'RATE_LIMIT_EXCEEDED' && retry <= LONGEST_WAIT_S) {
         // D26: a refused request changed nothing; wait as told, then ask again.
-        const retry = Number(
-          (await res.json().catch(() => ({}))).error?.retryAfter ??
-            res.headers.get('retry-after') ??
-            1,
-        );
         pausedUntil = Math.max(pausedUntil, Date.now() + Math.max(0.05, retry) * 1000 + 20);
         continue;
       }

@@ -10,6 +10,11 @@ import { GatewayOp } from '@parley/protocol';
  */
 export type ConnState = 'connecting' | 'ready' | 'reconnecting' | 'closed';
 export const connState = signal<ConnState>('connecting');
+/**
+ * D70: why the server ended the connection for good, when it said (4011: this person's 17th
+ * connection closed this one, the oldest). The app does not reconnect by itself then.
+ */
+export const stoppedBy = signal<'too-many-connections' | null>(null);
 
 export interface GatewayHandlers {
   /** a fresh session: READY (first connect, or after op 9) */
@@ -38,6 +43,7 @@ export class Gateway {
 
   start(): void {
     this.stopped = false;
+    stoppedBy.value = null;
     this.open();
   }
 
@@ -78,6 +84,14 @@ export class Gateway {
         this.stopped = true;
         connState.value = 'closed';
         this.h.onAuthFailed();
+        return;
+      }
+      // D33/D70: not resumable, and the client must not reconnect by itself.
+      if (ev.code === 4010 || ev.code === 4011) {
+        this.stopped = true;
+        this.sessionId = null;
+        connState.value = 'closed';
+        stoppedBy.value = 'too-many-connections';
         return;
       }
       connState.value = 'reconnecting';

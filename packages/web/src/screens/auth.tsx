@@ -1,14 +1,27 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, describe, get, post, setToken } from '../lib/api.js';
+import { ApiError, describe, get, post } from '../lib/api.js';
 import { navigate, onLinkClick } from '../lib/router.js';
 import type { AuthResult, InvitePreview } from '../lib/types.js';
 import { me, startSession } from '../state/store.js';
 import { Field, Spinner, val } from '../ui/kit.js';
 
-/** D46: a session begins; the token is the bearer for /api/v1, the cookie serves the rest. */
+/**
+ * D46/D70: a session begins. The server set the HttpOnly session cookie, which authenticates
+ * every later call (/api/v1, /app/v1, the gateway); the token in the answer is not kept.
+ */
 function begin(r: AuthResult): void {
-  setToken(r.token);
   startSession(r.user);
+}
+
+/** D70: what a login lock (429 with retryAfter) tells the person: why, and until when. */
+export function lockMessage(retryAfterS: number, now = Date.now()): string {
+  const until = new Date(now + retryAfterS * 1000);
+  const minutes = Math.max(1, Math.ceil(retryAfterS / 60));
+  const at = until.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return (
+    `Too many wrong passwords for this name from your network. ` +
+    `You can try again at ${at} (in ${minutes} minute${minutes === 1 ? '' : 's'}).`
+  );
 }
 
 function AuthForm(props: {
@@ -51,7 +64,15 @@ function AuthForm(props: {
           : 'Registration needs an invite: open the invite link someone gave you.';
     if (register && apiErr.code === 'NOT_FOUND')
       banner = 'This invite is unknown, used up or expired: ask for a new one.';
-    if (apiErr.code === 'CONFLICT') banner = 'That name is taken: choose another.';
+    if (apiErr.code === 'CONFLICT')
+      banner = /looks/i.test(apiErr.message)
+        ? 'That name looks too much like someone else’s: choose a more distinct one.'
+        : 'That name is taken: choose another.';
+    if (apiErr.code === 'RATE_LIMIT_EXCEEDED')
+      banner =
+        apiErr.retryAfter !== undefined
+          ? lockMessage(apiErr.retryAfter)
+          : 'Too many attempts: wait a little, then try again.';
   }
 
   return (

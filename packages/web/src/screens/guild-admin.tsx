@@ -7,12 +7,25 @@ import { loadMembers, me, members, refreshGuild } from '../state/store.js';
 import { Avatar, Confirm, CopyButton, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 
-/** D11 bits with the names a person reads. */
+/** D11 + D57 bits with the names a person reads. */
 const PERMISSION_LABELS: Record<PermissionName, string> = {
   VIEW_CHANNEL: 'See channels',
   SEND_MESSAGES: 'Send messages',
   READ_MESSAGE_HISTORY: 'Read message history',
   ADMINISTRATOR: 'Administrator (every right)',
+  MANAGE_MESSAGES: "Manage messages (delete others', pin)",
+  MANAGE_CHANNELS: 'Manage channels',
+  MANAGE_ROLES: 'Manage roles',
+  KICK_MEMBERS: 'Kick members',
+  BAN_MEMBERS: 'Ban members',
+  MANAGE_GUILD: 'Manage the guild (name, invites)',
+  CREATE_INVITE: 'Create invites',
+  ADD_REACTIONS: 'Add reactions',
+  ATTACH_FILES: 'Attach files',
+  MENTION_EVERYONE: 'Mention @everyone, @here and all roles',
+  VIEW_AUDIT_LOG: 'View the audit log',
+  USE_APPLICATION_COMMANDS: "Use bots' commands",
+  MODERATE_MEMBERS: 'Time members out',
 };
 
 export function CreateGuild() {

@@ -1,5 +1,5 @@
 import { batch, computed, signal, type Signal } from '@preact/signals';
-import { ApiError, get, post, put, sessionLost, setToken } from '../lib/api.js';
+import { ApiError, get, post, put, sessionLost } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 import { Gateway } from '../lib/gateway.js';
 import type {
@@ -400,7 +400,7 @@ export function endSession(): void {
 
 export { toast };
 
-/** D47: ends this session (204) and forgets everything. */
+/** D47: ends this session (204; the server clears the cookie) and forgets everything. */
 export async function logout(): Promise<void> {
   try {
     await post('/app/v1/auth/logout');
@@ -408,6 +408,5 @@ export async function logout(): Promise<void> {
     if (!(x instanceof ApiError)) throw x;
   }
   endSession();
-  setToken(null);
   navigate('/login', true);
 }

@@ -2,12 +2,15 @@ import { hash, verify } from '@node-rs/argon2';
 import type { ChangePasswordBody, LoginBody, RegisterBody, User } from '@parley/protocol';
 import { AppError, forbidden, notFound } from '../../errors/app-error.js';
 import { nameKey } from '../../storage/name-key.js';
+import { addressKey } from '../../ratelimit/policy.js';
 import { unauthorized } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { consumeInvite } from '../invites/consume.js';
 import { joinGuild } from '../members/members.service.js';
-import { createSession, insertPerson, nameTaken } from '../users/users.service.js';
+import { requireAcceptablePassword } from '../auth/password-policy.js';
+import { requireFreeName } from '../users/person-name.js';
+import { createSession, insertPerson } from '../users/users.service.js';
 import { avatarUrl } from '../views.js';
 
 /** D46: what register and login answer (the route also sets the session cookie, D47). */
@@ -43,12 +46,7 @@ export async function register(
   if (mode === 'invite' && body.invite === undefined)
     throw forbidden('Registration on this server needs an invite code');
   // Cheap refusals first: hashing a password costs real CPU (the transaction checks again).
-  const taken = await d.db
-    .selectFrom('users')
-    .select('id')
-    .where('name_key', '=', nameKey(body.name))
-    .executeTakeFirst();
-  if (taken) throw nameTaken();
+  // D70: the invite before the name — without a valid invite nobody learns which names exist.
   if (body.invite !== undefined) {
     const invite = await d.db
       .selectFrom('invites')
@@ -63,6 +61,8 @@ export async function register(
     )
       throw notFound('invite (or it is used up or expired)');
   }
+  await requireAcceptablePassword(body.password, body.name);
+  await requireFreeName(d.db, body.name);
   const passwordHash = await hash(body.password);
   return d.db.transaction().execute(async (trx) => {
     const user = await insertPerson(d, trx, { name: body.name, avatar: null, passwordHash });
@@ -76,35 +76,40 @@ export async function register(
 }
 
 /**
- * D46: log in by name (ignoring case) and password. Wrong name or password → 401, one message
- * for both. After LOCKOUT_FAILURES failures for one name within LOCKOUT_WINDOW_MS, every attempt
- * for that name → 429 with `retryAfter` until the window passes — a correct password included,
- * and whatever the client's address (the lock is on the name). A disabled person → 403.
+ * D46/D70: log in by name (ignoring case) and password. Wrong name or password → 401, one message
+ * for both. After LOCKOUT_FAILURES failures for one name from one client address within
+ * LOCKOUT_WINDOW_MS, every attempt for that name from that address → 429 with `retryAfter` until
+ * the window passes — a correct password included. The lock is per name AND address (D70 revises
+ * D46: a stranger's guesses lock only the stranger out, never the person everywhere); the
+ * address's key is its rate-limit key (one IPv6 /64 is one client). A disabled person → 403.
  *
  * Each attempt is written as a failure before the password is checked, and counts the attempts
  * written before it (ids grow with time, D3): of parallel guesses only the first LOCKOUT_FAILURES
- * are checked, however many arrive at once. A success removes the name's failures; an attempt refused
- * by the lock removes its own row (it does not extend the lock).
+ * are checked, however many arrive at once. A success removes the name's failures from that
+ * address; an attempt refused by the lock removes its own row (it does not extend the lock).
  */
 export async function login(
   d: Domain,
   body: LoginBody,
   userAgent: string | undefined,
+  clientIp: string,
 ): Promise<SignedIn> {
   const key = nameKey(body.name.trim());
+  const address = addressKey(clientIp);
   const now = d.clock.now();
   const since = now - LOCKOUT_WINDOW_MS;
   await d.db.deleteFrom('login_failures').where('at', '<=', since).execute();
   const attemptId = d.ids.next();
   await d.db
     .insertInto('login_failures')
-    .values({ name_key: key, at: now, attempt_id: attemptId })
+    .values({ name_key: key, at: now, attempt_id: attemptId, address })
     .execute();
   const others = (
     await d.db
       .selectFrom('login_failures')
       .select(['at', 'attempt_id'])
       .where('name_key', '=', key)
+      .where('address', '=', address)
       .where('at', '>', since)
       .orderBy('at', 'desc')
       .execute()
@@ -122,7 +127,7 @@ export async function login(
     const retryAfter = Math.max(0.001, (Number(oldestCounted.at) + LOCKOUT_WINDOW_MS - now) / 1000);
     throw new AppError(
       'RATE_LIMIT_EXCEEDED',
-      `Too many failed logins for this name; retry after ${Math.ceil(retryAfter)} s`,
+      `Too many failed logins for this name from your address; retry after ${Math.ceil(retryAfter)} s`,
       { retryAfter, headers: { 'retry-after': String(Math.ceil(retryAfter)) } },
     );
   }
@@ -143,7 +148,11 @@ export async function login(
     await dropOwn();
     throw forbidden('This account is disabled');
   }
-  await d.db.deleteFrom('login_failures').where('name_key', '=', key).execute();
+  await d.db
+    .deleteFrom('login_failures')
+    .where('name_key', '=', key)
+    .where('address', '=', address)
+    .execute();
   const { token } = await createSession(d, user.id, { userAgent });
   return {
     user: { id: user.id, name: user.name, avatar: avatarUrl(d.urls, user.avatar), isBot: false },
@@ -177,6 +186,7 @@ export async function changePassword(
     row?.password_hash != null &&
     (await verify(row.password_hash, body.current).catch(() => false));
   if (!ok) throw forbidden('The current password is wrong');
+  await requireAcceptablePassword(body.password, p.name);
   const passwordHash = await hash(body.password);
   const current = p.session.hash;
   await d.db.transaction().execute(async (trx) => {

@@ -5,20 +5,22 @@ import type {
   Overwrite,
   PatchChannelBody,
 } from '@parley/protocol';
-import { notFound } from '../../errors/app-error.js';
+import { invalid, notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireChannelAdmin, requireGuildAdmin } from '../guilds/admin-access.js';
-import { channelViewers, emitGuildUpdate } from '../guilds/audience.js';
+import { channelViewers, emitViewChanges, viewSnapshot } from '../guilds/audience.js';
 import { channelView } from '../views.js';
+import { requireChannelRoom } from './channel-limit.js';
 
 /**
  * D49 channels for guild administrators. CHANNEL_CREATE / CHANNEL_UPDATE (Channel with topic)
  * go to the members who can VIEW the channel once the change is made — a hidden channel's name
- * and topic never reach the others; CHANNEL_DELETE {id, guildId} goes to the whole guild (D51).
+ * and topic never reach the others; CHANNEL_DELETE {id, guildId} to those who could VIEW it
+ * (D70: channel events only to those who can see the channel).
  */
-async function toViewers(
+export async function toViewers(
   trx: Db,
   d: Domain,
   type: 'CHANNEL_CREATE' | 'CHANNEL_UPDATE',
@@ -29,6 +31,12 @@ async function toViewers(
     d.people.people(trx, { type, data: channel, audience: { kind: 'users', userIds } });
 }
 
+/**
+ * D49/D70 create a channel; with `overwrites` it is private from the start: the channel and its
+ * overwrites commit together and CHANNEL_CREATE goes only to who can VIEW it then. The roles must
+ * be the guild's (404 otherwise), each at most once (400); the guild holds at most MAX_CHANNELS
+ * (409).
+ */
 export async function createAppChannel(
   d: Domain,
   p: Principal,
@@ -36,6 +44,19 @@ export async function createAppChannel(
   body: CreateAppChannelBody,
 ): Promise<Channel> {
   await requireGuildAdmin(d, p, guildId);
+  const overwrites = body.overwrites ?? [];
+  const roleIds = overwrites.map((o) => o.roleId);
+  if (new Set(roleIds).size !== roleIds.length)
+    throw invalid('overwrites', 'lists a role more than once');
+  if (roleIds.length > 0) {
+    const found = await d.db
+      .selectFrom('roles')
+      .select('id')
+      .where('guild_id', '=', guildId)
+      .where('id', 'in', roleIds)
+      .execute();
+    if (found.length !== roleIds.length) throw notFound('role');
+  }
   const row = {
     id: d.ids.next(),
     guild_id: guildId,
@@ -45,10 +66,23 @@ export async function createAppChannel(
   };
   const channel = channelView(row);
   await d.db.transaction().execute(async (trx) => {
+    await requireChannelRoom(trx, d, guildId);
     await trx
       .insertInto('channels')
       .values({ ...row, dm_user_low: null, dm_user_high: null, created_at: d.clock.now() })
       .execute();
+    if (overwrites.length > 0)
+      await trx
+        .insertInto('channel_overwrites')
+        .values(
+          overwrites.map((o) => ({
+            channel_id: row.id,
+            role_id: o.roleId,
+            allow: o.allow,
+            deny: o.deny,
+          })),
+        )
+        .execute();
     await toViewers(trx, d, 'CHANNEL_CREATE', channel);
   });
   return channel;
@@ -83,23 +117,26 @@ export async function deleteAppChannel(d: Domain, p: Principal, channelId: numbe
     // the channel's row), so no message is left behind pointing at a deleted channel.
     if (d.dialect === 'postgres')
       await trx.selectFrom('channels').select('id').where('id', '=', ch.id).forUpdate().execute();
+    // D70: those who could see it hear of its end; to the others it never existed.
+    const viewers = await channelViewers(trx, ch.guildId, ch.id);
     await trx.deleteFrom('messages').where('channel_id', '=', ch.id).execute();
     await trx.deleteFrom('channel_overwrites').where('channel_id', '=', ch.id).execute();
     await trx.deleteFrom('read_states').where('channel_id', '=', ch.id).execute();
     const res = await trx.deleteFrom('channels').where('id', '=', ch.id).executeTakeFirst();
     if (res.numDeletedRows === 0n) throw notFound('channel');
-    d.people.people(trx, {
-      type: 'CHANNEL_DELETE',
-      data: { id: ch.id, guildId: ch.guildId },
-      audience: { kind: 'guild', guildId: ch.guildId },
-    });
+    if (viewers.length > 0)
+      d.people.people(trx, {
+        type: 'CHANNEL_DELETE',
+        data: { id: ch.id, guildId: ch.guildId },
+        audience: { kind: 'users', userIds: viewers },
+      });
   });
 }
 
 /**
  * D49 `PUT /channels/:channelId/overwrites/:roleId {allow, deny}` (the role must be one of the
- * channel's guild, @everyone included). Visibility may change: CHANNEL_UPDATE to those who can
- * VIEW the channel afterwards, and each member's new view of the guild (GUILD_UPDATE).
+ * channel's guild, @everyone included). Visibility may change (D70): CHANNEL_CREATE to the members
+ * who can VIEW the channel now and could not, CHANNEL_DELETE to those who no longer can.
  */
 export async function putAppOverwrite(
   d: Domain,
@@ -117,6 +154,7 @@ export async function putAppOverwrite(
     .executeTakeFirst();
   if (!role) throw notFound('role');
   await d.db.transaction().execute(async (trx) => {
+    const before = await viewSnapshot(trx, ch.guildId);
     await trx
       .insertInto('channel_overwrites')
       .values({ channel_id: ch.id, role_id: roleId, allow: body.allow, deny: body.deny })
@@ -124,19 +162,7 @@ export async function putAppOverwrite(
         oc.columns(['channel_id', 'role_id']).doUpdateSet({ allow: body.allow, deny: body.deny }),
       )
       .execute();
-    await toViewers(
-      trx,
-      d,
-      'CHANNEL_UPDATE',
-      channelView({
-        id: ch.id,
-        guild_id: ch.guildId,
-        type: ch.type,
-        name: ch.name,
-        topic: ch.topic,
-      }),
-    );
-    await emitGuildUpdate(trx, d, ch.guildId);
+    await emitViewChanges(trx, d, ch.guildId, before);
   });
   return { channelId: ch.id, roleId, allow: body.allow, deny: body.deny };
 }

@@ -16,6 +16,9 @@ import {
 } from '../permissions/access.service.js';
 import { channelPermissions, has } from '../permissions/permissions.js';
 import { channelSummaryView, channelView } from '../views.js';
+import { emitViewChanges, viewSnapshot } from '../guilds/audience.js';
+import { toViewers } from './app-channels.service.js';
+import { requireChannelRoom } from './channel-limit.js';
 
 /** D12/D19: the guild's channels the caller can VIEW, oldest first. */
 export async function listGuildChannels(
@@ -75,11 +78,17 @@ export async function createChannel(
     name: body.name,
     topic: body.topic ?? '',
   };
-  await d.db
-    .insertInto('channels')
-    .values({ ...row, dm_user_low: null, dm_user_high: null, created_at: d.clock.now() })
-    .execute();
-  return channelView(row);
+  const channel = channelView(row);
+  await d.db.transaction().execute(async (trx) => {
+    // D70: at most 500 channels; CHANNEL_CREATE to the people who can see it.
+    await requireChannelRoom(trx, d, guildId);
+    await trx
+      .insertInto('channels')
+      .values({ ...row, dm_user_low: null, dm_user_high: null, created_at: d.clock.now() })
+      .execute();
+    await toViewers(trx, d, 'CHANNEL_CREATE', channel);
+  });
+  return channel;
 }
 
 export async function setOverwrite(
@@ -101,12 +110,18 @@ export async function setOverwrite(
     .where('guild_id', '=', ch.guild_id)
     .executeTakeFirst();
   if (!role) throw notFound('role');
-  await d.db
-    .insertInto('channel_overwrites')
-    .values({ channel_id: channelId, role_id: roleId, allow: body.allow, deny: body.deny })
-    .onConflict((oc) =>
-      oc.columns(['channel_id', 'role_id']).doUpdateSet({ allow: body.allow, deny: body.deny }),
-    )
-    .execute();
+  const guildId = ch.guild_id;
+  await d.db.transaction().execute(async (trx) => {
+    // D70: people who gain or lose the channel hear CHANNEL_CREATE / CHANNEL_DELETE.
+    const before = await viewSnapshot(trx, guildId);
+    await trx
+      .insertInto('channel_overwrites')
+      .values({ channel_id: channelId, role_id: roleId, allow: body.allow, deny: body.deny })
+      .onConflict((oc) =>
+        oc.columns(['channel_id', 'role_id']).doUpdateSet({ allow: body.allow, deny: body.deny }),
+      )
+      .execute();
+    await emitViewChanges(trx, d, guildId, before);
+  });
   return { channelId, roleId, allow: body.allow, deny: body.deny };
 }

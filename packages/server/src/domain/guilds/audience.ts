@@ -1,4 +1,4 @@
-import type { AppGuild } from '@parley/protocol';
+import type { AppGuild, Channel } from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
 import type { Domain } from '../context.js';
 import { guildView } from './guild-view.js';
@@ -70,21 +70,95 @@ export async function viewGroups(
 }
 
 /**
- * D51 GUILD_UPDATE: each member (or each of `only`) receives the guild as it sees it now, after
- * a change of its name, roles, permissions or overwrites. Sent after `trx` commits.
+ * D70 GUILD_UPDATE: the guild's own fields `{id, name, ownerId}` — never its channels (channel
+ * changes are their own events) — to every member, after a rename or a change of owner. Sent
+ * after `trx` commits.
  */
-export async function emitGuildUpdate(
+export async function emitGuildUpdate(trx: Db, d: Domain, guildId: number): Promise<void> {
+  const g = await trx
+    .selectFrom('guilds')
+    .select(['id', 'name', 'owner_id'])
+    .where('id', '=', guildId)
+    .executeTakeFirst();
+  if (!g) return;
+  d.people.people(trx, {
+    type: 'GUILD_UPDATE',
+    data: { id: Number(g.id), name: g.name, ownerId: Number(g.owner_id) },
+    audience: { kind: 'guild', guildId },
+  });
+}
+
+/** D70: what each member sees of a guild — its channels and guild-level permissions — by user. */
+export interface MemberView {
+  channels: ReadonlyMap<number, Channel>;
+  perms: number;
+}
+export type ViewSnapshot = Map<number, MemberView>;
+
+/** The members' (or `only` these members') views now, to compare with after a change. */
+export async function viewSnapshot(
+  trx: Db,
+  guildId: number,
+  only?: readonly number[],
+): Promise<ViewSnapshot> {
+  const out: ViewSnapshot = new Map();
+  for (const g of await viewGroups(trx, guildId, only)) {
+    const entry = {
+      channels: new Map(g.view.channels.map((c) => [c.id, c])),
+      perms: g.view.myPermissions,
+    };
+    for (const u of g.userIds) out.set(u, entry);
+  }
+  return out;
+}
+
+/**
+ * D70: after a change of roles, permissions or overwrites, what changed for each member (or each
+ * of `only`) since `before`: CHANNEL_CREATE (Channel with topic) for each channel it can see now
+ * and could not, CHANNEL_DELETE {id, guildId} for each it no longer can — so a channel's name and
+ * topic reach only those who can see it, and nobody is sent the whole guild again. With
+ * `permissions` (role changes), GUILD_UPDATE {id, name, ownerId, myPermissions} with the member's
+ * own guild-level bits. Members with the same change share one event (a `users` audience).
+ */
+export async function emitViewChanges(
   trx: Db,
   d: Domain,
   guildId: number,
-  only?: readonly number[],
+  before: ViewSnapshot,
+  o: { only?: readonly number[]; permissions?: boolean } = {},
 ): Promise<void> {
-  for (const g of await viewGroups(trx, guildId, only))
-    d.people.people(trx, {
-      type: 'GUILD_UPDATE',
-      data: g.view,
-      audience: { kind: 'users', userIds: g.userIds },
-    });
+  for (const g of await viewGroups(trx, guildId, o.only)) {
+    if (o.permissions)
+      d.people.people(trx, {
+        type: 'GUILD_UPDATE',
+        data: {
+          id: g.view.id,
+          name: g.view.name,
+          ownerId: g.view.ownerId,
+          myPermissions: g.view.myPermissions,
+        },
+        audience: { kind: 'users', userIds: g.userIds },
+      });
+    // Members of one group see the same now; they may have seen different things before.
+    const byBefore = new Map<MemberView, number[]>();
+    for (const u of g.userIds) {
+      const was = before.get(u);
+      if (!was) continue;
+      const list = byBefore.get(was) ?? [];
+      list.push(u);
+      byBefore.set(was, list);
+    }
+    const now = new Map(g.view.channels.map((c) => [c.id, c]));
+    for (const [was, userIds] of byBefore) {
+      const audience = { kind: 'users', userIds } as const;
+      for (const [id, c] of now)
+        if (!was.channels.has(id))
+          d.people.people(trx, { type: 'CHANNEL_CREATE', data: c, audience });
+      for (const id of was.channels.keys())
+        if (!now.has(id))
+          d.people.people(trx, { type: 'CHANNEL_DELETE', data: { id, guildId }, audience });
+    }
+  }
 }
 
 /** The people among the guild's members who can VIEW the channel (as of `trx`). */

@@ -14,6 +14,7 @@ import { purgeGuild } from '../admin/purge.js';
 import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
 import { channelView } from '../views.js';
+import { emitGuildUpdate, emitViewChanges, viewSnapshot } from './audience.js';
 
 /** D52: the operator's view of guilds and roles. */
 interface GuildRow {
@@ -106,6 +107,15 @@ export async function updateGuild(
         .executeTakeFirst();
       if (!member) throw notFound('member (the new owner must be a member of the guild)');
     }
+    // D70: the members hear the guild's own fields; a new owner (who sees every channel) and the
+    // old one hear the channels they gained or lost.
+    const owners = await trx
+      .selectFrom('guilds')
+      .select('owner_id')
+      .where('id', '=', guildId)
+      .executeTakeFirstOrThrow();
+    const concerned = body.ownerId === undefined ? [] : [Number(owners.owner_id), body.ownerId];
+    const before = await viewSnapshot(trx, guildId, concerned);
     await trx
       .updateTable('guilds')
       .set({
@@ -114,6 +124,9 @@ export async function updateGuild(
       })
       .where('id', '=', guildId)
       .execute();
+    await emitGuildUpdate(trx, d, guildId);
+    if (concerned.length > 0)
+      await emitViewChanges(trx, d, guildId, before, { only: concerned, permissions: true });
   });
   return getGuild(d, guildId);
 }

@@ -1,19 +1,23 @@
 import type { CreateAppRoleBody, MemberRoles, PatchRoleBody, Role } from '@parley/protocol';
-import { invalid, notFound } from '../../errors/app-error.js';
+import { conflict, invalid, notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { checkRoles, replaceMemberRoles } from '../members/members.service.js';
 import { memberUserView } from '../views.js';
 import { requireGuildAdmin, requireRoleAdmin } from './admin-access.js';
-import { emitGuildUpdate } from './audience.js';
+import { emitViewChanges, viewSnapshot, type ViewSnapshot } from './audience.js';
 
 /**
  * D49 roles for guild administrators. `@everyone` (id = guild id, D11) is listed and its
  * permissions may be changed; it keeps its name and cannot be deleted (400: every member holds
  * it implicitly). Every change sends GUILD_ROLES_UPDATE {guildId, roles} (D51) and, because
- * permissions decide what members see, a GUILD_UPDATE to each member with its own view.
+ * permissions decide what members see, to each member its new guild-level permissions
+ * (GUILD_UPDATE) and the channels it gained or lost (CHANNEL_CREATE / CHANNEL_DELETE, D70).
+ * A guild holds at most MAX_ROLES roles, @everyone included (D70: 409).
  */
+export const MAX_ROLES = 250;
+
 async function rolesOf(trx: Db, guildId: number): Promise<Role[]> {
   const rows = await trx
     .selectFrom('roles')
@@ -24,13 +28,18 @@ async function rolesOf(trx: Db, guildId: number): Promise<Role[]> {
   return rows.map((r) => ({ id: Number(r.id), name: r.name, permissions: r.permissions }));
 }
 
-async function rolesChanged(trx: Db, d: Domain, guildId: number): Promise<void> {
+async function rolesChanged(
+  trx: Db,
+  d: Domain,
+  guildId: number,
+  before: ViewSnapshot,
+): Promise<void> {
   d.people.people(trx, {
     type: 'GUILD_ROLES_UPDATE',
     data: { guildId, roles: await rolesOf(trx, guildId) },
     audience: { kind: 'guild', guildId },
   });
-  await emitGuildUpdate(trx, d, guildId);
+  await emitViewChanges(trx, d, guildId, before, { permissions: true });
 }
 
 export async function createAppRole(
@@ -54,6 +63,15 @@ export async function insertRole(
 ): Promise<Role> {
   const id = d.ids.next();
   await d.db.transaction().execute(async (trx) => {
+    // D70: counted with the guild's row held (PostgreSQL), so two creates cannot both pass.
+    if (d.dialect === 'postgres')
+      await trx.selectFrom('guilds').select('id').where('id', '=', guildId).forUpdate().execute();
+    const { n } = await trx
+      .selectFrom('roles')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('guild_id', '=', guildId)
+      .executeTakeFirstOrThrow();
+    if (Number(n) >= MAX_ROLES) throw conflict(`A guild holds at most ${MAX_ROLES} roles`);
     await trx
       .insertInto('roles')
       .values({
@@ -88,13 +106,14 @@ export async function patchRole(
     permissions: body.permissions ?? role.permissions,
   };
   await d.db.transaction().execute(async (trx) => {
+    const before = await viewSnapshot(trx, role.guildId);
     const res = await trx
       .updateTable('roles')
       .set(next)
       .where('id', '=', role.id)
       .executeTakeFirst();
     if (res.numUpdatedRows === 0n) throw notFound('role');
-    await rolesChanged(trx, d, role.guildId);
+    await rolesChanged(trx, d, role.guildId, before);
   });
   return { id: role.id, ...next };
 }
@@ -105,11 +124,12 @@ export async function deleteRole(d: Domain, p: Principal, roleId: number): Promi
   if (role.id === role.guildId)
     throw invalid('roleId', 'is @everyone, which every member holds: it cannot be deleted');
   await d.db.transaction().execute(async (trx) => {
+    const before = await viewSnapshot(trx, role.guildId);
     await trx.deleteFrom('member_roles').where('role_id', '=', role.id).execute();
     await trx.deleteFrom('channel_overwrites').where('role_id', '=', role.id).execute();
     const res = await trx.deleteFrom('roles').where('id', '=', role.id).executeTakeFirst();
     if (res.numDeletedRows === 0n) throw notFound('role');
-    await rolesChanged(trx, d, role.guildId);
+    await rolesChanged(trx, d, role.guildId, before);
   });
 }
 
@@ -142,6 +162,7 @@ export async function setMemberRoles(
       .select(['id', 'name', 'avatar'])
       .where('id', '=', userId)
       .executeTakeFirstOrThrow();
+    const before = await viewSnapshot(trx, guildId, [userId]);
     await replaceMemberRoles(trx, guildId, userId, wanted);
     const data: MemberRoles = { guildId, user: memberUserView(d.urls, user), roles: wanted };
     d.people.people(trx, {
@@ -149,7 +170,7 @@ export async function setMemberRoles(
       data,
       audience: { kind: 'guild', guildId },
     });
-    await emitGuildUpdate(trx, d, guildId, [userId]);
+    await emitViewChanges(trx, d, guildId, before, { only: [userId], permissions: true });
     return data;
   });
 }

@@ -2,13 +2,12 @@ import { Permission } from '@parley/protocol';
 import type { DmList, MyGuilds, PatchMeBody, ReadStates, User } from '@parley/protocol';
 import { conflict, notFound } from '../../errors/app-error.js';
 import { isUniqueViolation } from '../../storage/db.js';
-import { nameKey } from '../../storage/name-key.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireDmChannel } from '../dms/dms.service.js';
 import { removeMemberIn } from '../members/members.service.js';
 import { requireGuildChannel, requireGuild } from '../permissions/access.service.js';
-import { nameTaken } from '../users/users.service.js';
+import { nameTaken, personNameKeys, requireFreeName } from '../users/person-name.js';
 import { avatarUrl } from '../views.js';
 
 const userView = (
@@ -39,10 +38,13 @@ export async function getMe(d: Domain, p: Principal): Promise<User> {
 
 /** D48: rename (unique ignoring case: 409) and set or clear (null) the avatar. */
 export async function patchMe(d: Domain, p: Principal, body: PatchMeBody): Promise<User> {
-  const set: { name?: string; name_key?: string; avatar?: string | null } = {};
+  const set: { name?: string; name_key?: string; skeleton_key?: string; avatar?: string | null } =
+    {};
   if (body.name !== undefined) {
+    // D46/D70: not another person's name (ignoring case), nor confusable with one.
+    await requireFreeName(d.db, body.name, p.userId);
     set.name = body.name;
-    set.name_key = nameKey(body.name);
+    Object.assign(set, personNameKeys(body.name));
   }
   if (body.avatar !== undefined) set.avatar = body.avatar;
   if (Object.keys(set).length > 0) {

@@ -27,7 +27,9 @@ export async function kickMember(
 
 /**
  * D49 `PUT /guilds/:guildId/bans/:userId` → 204: removes the member (when it is one) and refuses
- * its rejoining. Idempotent; banning someone who is not a member is allowed (pre-emptive).
+ * its rejoining. Idempotent. Banning someone who is not a member (pre-emptively) is allowed for
+ * people the caller knows — who share a guild or a DM with them; anyone else is 404 exactly like
+ * an unknown id (D70: a ban, and the ban list's name and avatar, must not reveal a stranger).
  */
 export async function banUser(
   d: Domain,
@@ -37,12 +39,7 @@ export async function banUser(
 ): Promise<void> {
   const g = await requireGuildAdmin(d, p, guildId);
   if (userId === g.ownerId) throw conflict('The owner cannot be banned from the guild');
-  const user = await d.db
-    .selectFrom('users')
-    .select('id')
-    .where('id', '=', userId)
-    .executeTakeFirst();
-  if (!user) throw notFound('user');
+  if (!(await knownTo(d, p.userId, guildId, userId))) throw notFound('user');
   await d.db.transaction().execute(async (trx) => {
     // PostgreSQL: hold the guild row, so a join under way (its member row shares the guild's
     // key) finishes first and is removed below, or starts after and sees the ban (invites).
@@ -61,6 +58,49 @@ export async function banUser(
       .executeTakeFirst();
     if (member) await removeMemberIn(trx, d, guildId, userId);
   });
+}
+
+/**
+ * D70: whether `userId` is someone the caller may name in `guildId`'s bans: a member of it, one
+ * already banned from it, or someone sharing a guild or a DM with the caller (themselves
+ * included). Unknown ids are not known either.
+ */
+async function knownTo(
+  d: Domain,
+  callerId: number,
+  guildId: number,
+  userId: number,
+): Promise<boolean> {
+  if (userId === callerId) return true;
+  const [here, banned, shared, dm] = await Promise.all([
+    d.db
+      .selectFrom('members')
+      .select('user_id')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst(),
+    d.db
+      .selectFrom('bans')
+      .select('user_id')
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst(),
+    d.db
+      .selectFrom('members as a')
+      .innerJoin('members as b', 'b.guild_id', 'a.guild_id')
+      .select('a.guild_id')
+      .where('a.user_id', '=', callerId)
+      .where('b.user_id', '=', userId)
+      .limit(1)
+      .executeTakeFirst(),
+    d.db
+      .selectFrom('channels')
+      .select('id')
+      .where('dm_user_low', '=', Math.min(callerId, userId))
+      .where('dm_user_high', '=', Math.max(callerId, userId))
+      .executeTakeFirst(),
+  ]);
+  return here !== undefined || banned !== undefined || shared !== undefined || dm !== undefined;
 }
 
 /** D49 `DELETE /guilds/:guildId/bans/:userId` → 204; 404 when the user is not banned. */

@@ -3,7 +3,8 @@ import type { AdminUser, AdminUserDetail, AdminUserPatch, Page } from '@parley/p
 import { conflict, invalid, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
 import { isUniqueViolation, type Db } from '../../storage/db.js';
-import { nameKey } from '../../storage/name-key.js';
+import { requireAcceptablePassword } from '../auth/password-policy.js';
+import { personNameKeys, requireFreeName } from './person-name.js';
 import { nameContains, toPage, type PageQuery } from '../admin/paging.js';
 import { purgeBot, purgeGuild, purgeUserRows } from '../admin/purge.js';
 import type { Domain } from '../context.js';
@@ -92,15 +93,22 @@ export async function updateUser(
   const set: {
     name?: string;
     name_key?: string;
+    skeleton_key?: string;
     avatar?: string | null;
     password_hash?: string;
     disabled?: number;
   } = {};
   if (body.name !== undefined) {
     set.name = body.name;
-    // D46: a person's name is their login, unique ignoring case (bot users' names are not).
-    if (row.is_bot === 0) set.name_key = nameKey(body.name);
+    // D46/D70: a person's name is their login, unique ignoring case and not confusable with
+    // another person's (bot users' names are not logins).
+    if (row.is_bot === 0) {
+      await requireFreeName(d.db, body.name, userId);
+      Object.assign(set, personNameKeys(body.name));
+    }
   }
+  if (body.password !== undefined)
+    await requireAcceptablePassword(body.password, body.name ?? row.name);
   if (body.disabled !== undefined) set.disabled = body.disabled ? 1 : 0;
   if (body.avatar !== undefined) set.avatar = body.avatar;
   if (body.password !== undefined) set.password_hash = await hashPassword(body.password);

@@ -1,14 +1,15 @@
 import { hashPassword } from '../auth/password.js';
 import type { CreateUserBody, User } from '@parley/protocol';
-import { conflict, forbidden, invalid, notFound } from '../../errors/app-error.js';
+import { forbidden, invalid, notFound } from '../../errors/app-error.js';
 import { isUniqueViolation, type Db } from '../../storage/db.js';
-import { nameKey } from '../../storage/name-key.js';
+import { requireAcceptablePassword } from '../auth/password-policy.js';
 import type { Domain } from '../context.js';
 import { newSessionId, newSessionToken, hashSessionToken } from '../auth/session-token.js';
 import { avatarUrl } from '../views.js';
 
-/** D46: the answer when a person's name is taken (ignoring case). */
-export const nameTaken = () => conflict('This name is already taken (names ignore case)');
+import { nameTaken, personNameKeys, requireFreeName } from './person-name.js';
+
+export { nameTaken };
 
 /** D46: what is kept of a client's User-Agent in the session list. */
 const USER_AGENT_MAX = 256;
@@ -18,6 +19,9 @@ const USER_AGENT_MAX = 256;
  * unique among people ignoring case: a taken name → 409.
  */
 export async function createUser(d: Domain, body: CreateUserBody): Promise<User> {
+  await requireFreeName(d.db, body.name);
+  // D70: the operator's people too get no common password, nor their name as one.
+  if (body.password !== undefined) await requireAcceptablePassword(body.password, body.name);
   const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
   return insertPerson(d, d.db, { name: body.name, avatar: body.avatar ?? null, passwordHash });
 }
@@ -25,6 +29,7 @@ export async function createUser(d: Domain, body: CreateUserBody): Promise<User>
 /**
  * The row of a new person, inside `trx` when given (register joins a guild in the same
  * transaction). The password is hashed before: never while a transaction holds the database.
+ * A name taken (ignoring case) or confusable with another person's (D70) → 409.
  */
 export async function insertPerson(
   d: Domain,
@@ -32,6 +37,7 @@ export async function insertPerson(
   p: { name: string; avatar: string | null; passwordHash: string | null },
 ): Promise<User> {
   const id = d.ids.next();
+  await requireFreeName(trx, p.name);
   try {
     await trx
       .insertInto('users')
@@ -43,7 +49,7 @@ export async function insertPerson(
         password_hash: p.passwordHash,
         bot_count: 0,
         created_at: d.clock.now(),
-        name_key: nameKey(p.name),
+        ...personNameKeys(p.name),
       })
       .execute();
   } catch (err) {

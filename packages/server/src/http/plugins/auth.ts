@@ -4,6 +4,9 @@ import { authenticate, bearerToken, unauthorized } from '../../domain/auth/authe
 import type { Principal } from '../../domain/auth/principal.js';
 import { AppError } from '../../errors/app-error.js';
 import type { AppDeps } from '../app.js';
+import { SESSION_PREFIX } from '../../domain/auth/session-token.js';
+import { requireSameSiteWrite, sessionCookieOf, setSessionCookie } from './person-auth.js';
+import { chargeBucket, type RateLimits } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,12 +20,28 @@ export function principalOf(req: FastifyRequest): Principal {
   return req.principal;
 }
 
-/** D8–D10: every /api/v1 request authenticates before anything else happens to it. */
+/**
+ * D8–D10: every /api/v1 request authenticates before anything else happens to it, by
+ * `Authorization: Bearer` — or, without that header, by a person's session cookie (D70 revises
+ * D10's bearer-only reading: the web app keeps no token within reach of script), under D47's
+ * rule that a cookie-authenticated write carries this site's Origin (403 otherwise). Only a
+ * person's session opens /api/v1 by cookie: a bot token there is refused like an unknown one.
+ */
 export const botAuth =
   (deps: AppDeps) =>
-  async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-    const token = bearerToken(req.headers.authorization);
-    req.principal = await authenticate(deps.domain, deps.codec, token);
+  async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const header = req.headers.authorization;
+    const cookie = header === undefined || header === '' ? sessionCookieOf(req) : undefined;
+    if (cookie === undefined) {
+      req.principal = await authenticate(deps.domain, deps.codec, bearerToken(header));
+      return;
+    }
+    if (!cookie.startsWith(SESSION_PREFIX)) throw unauthorized('Unknown or ended session');
+    const principal = await authenticate(deps.domain, deps.codec, cookie);
+    requireSameSiteWrite(req, deps);
+    req.principal = principal;
+    req.authVia = 'cookie';
+    if (principal.session?.touched) setSessionCookie(reply, deps, cookie);
   };
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
@@ -40,14 +59,23 @@ export function isAdminBearer(header: string | undefined, adminToken: string): b
 
 /**
  * D41: the operator API. Without a configured admin token the whole surface is 404 (it does not
- * exist); with one, the bearer is compared in constant time (hashes of equal length).
+ * exist); with one, the bearer is compared in constant time (hashes of equal length). D70: a
+ * missing or wrong token draws from the client address's `global` bucket, like a failed
+ * authentication under /api/v1 (D25/D54): past its burst the answer is 429, so the operator
+ * token cannot be guessed at the speed of the network.
  */
 export const adminAuth =
-  (adminToken: string | undefined) =>
+  (adminToken: string | undefined, limits?: RateLimits) =>
   async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     if (adminToken === undefined)
       throw new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0] ?? ''}`);
-    const given = bearerToken(req.headers.authorization);
-    if (!timingSafeEqual(digest(given), digest(adminToken)))
-      throw unauthorized('Invalid admin token');
+    try {
+      const given = bearerToken(req.headers.authorization);
+      if (!timingSafeEqual(digest(given), digest(adminToken)))
+        throw unauthorized('Invalid admin token');
+    } catch (err) {
+      // Past the bucket's burst this throws 429 RATE_LIMIT_EXCEEDED instead.
+      if (limits) await chargeBucket(limits, 'global', { kind: 'address', ip: req.ip });
+      throw err;
+    }
   };

@@ -48,18 +48,35 @@ export function clearSessionCookie(reply: FastifyReply, deps: AppDeps): void {
   });
 }
 
+/** D47: the session cookie of a request, when it carries one (undefined when absent or empty). */
+export function sessionCookieOf(req: FastifyRequest): string | undefined {
+  const v = (req as { cookies?: Record<string, string | undefined> }).cookies?.[SESSION_COOKIE];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+/**
+ * D47: a cookie-authenticated request whose method is not GET/HEAD must carry an `Origin` equal
+ * to the public origin (403 otherwise): a cross-site form or script cannot act with the cookie.
+ */
+export function requireSameSiteWrite(req: FastifyRequest, deps: AppDeps): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  if (req.headers.origin !== deps.domain.urls.origin)
+    throw new AppError(
+      'FORBIDDEN',
+      'Cross-site request refused: a cookie-authenticated write must come from this site (Origin)',
+    );
+}
+
 export const personAuth =
   (deps: AppDeps) =>
   async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const header = req.headers.authorization;
-    const cookie = (req as { cookies?: Record<string, string | undefined> }).cookies?.[
-      SESSION_COOKIE
-    ];
+    const cookie = sessionCookieOf(req);
     let token: string;
     if (header !== undefined && header !== '') {
       token = bearerToken(header);
       req.authVia = 'bearer';
-    } else if (cookie !== undefined && cookie !== '') {
+    } else if (cookie !== undefined) {
       token = cookie;
       req.authVia = 'cookie';
     } else {
@@ -68,14 +85,7 @@ export const personAuth =
     const principal = await authenticate(deps.domain, deps.codec, token);
     if (principal.isBot)
       throw new AppError('FORBIDDEN', "The people's API /app/v1 does not take bot tokens");
-    if (req.authVia === 'cookie' && !SAFE_METHODS.has(req.method)) {
-      const origin = req.headers.origin;
-      if (origin !== deps.domain.urls.origin)
-        throw new AppError(
-          'FORBIDDEN',
-          'Cross-site request refused: a cookie-authenticated write must come from this site (Origin)',
-        );
-    }
+    if (req.authVia === 'cookie') requireSameSiteWrite(req, deps);
     req.principal = principal;
     if (req.authVia === 'cookie' && principal.session?.touched)
       setSessionCookie(reply, deps, token);

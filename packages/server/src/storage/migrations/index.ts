@@ -9,6 +9,8 @@ import { migration as accounts } from './0007-accounts.js';
 import { migration as deliveryRetention } from './0010-delivery-retention.js';
 import { migration as eventLog } from './0011-event-log.js';
 import { migration as cacheVersion } from './0012-cache-version.js';
+import { migration as nameSkeleton } from './0013-name-skeleton.js';
+import { migration as loginFailuresAddress } from './0014-login-failures-address.js';
 import { migration as connectAttempts } from './0015-gateway-connect-attempts.js';
 import { migration as eventAudience } from './0016-event-audience.js';
 
@@ -24,6 +26,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-delivery-retention': deliveryRetention,
   '0011-event-log': eventLog,
   '0012-cache-version': cacheVersion,
+  '0013-name-skeleton': nameSkeleton,
+  '0014-login-failures-address': loginFailuresAddress,
   '0015-gateway-connect-attempts': connectAttempts,
   '0016-event-audience': eventAudience,
 };

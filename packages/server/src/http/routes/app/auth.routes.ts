@@ -38,13 +38,13 @@ export const authRoutes: ApiPlugin = async (app, { deps }) => {
         tags: APP_TAGS,
         security: NO_SECURITY,
         summary:
-          'Log in by name (ignoring case) and password; 5 failures for a name in 15 min lock it (429); sets the session cookie (D46)',
+          'Log in by name (ignoring case) and password; 5 failures for a name from one address in 15 min lock it there (429, D70); sets the session cookie (D46)',
         body: LoginBody,
         response: responses({ 200: AuthResult }),
       },
     },
     async (req, reply) => {
-      const out = await login(d, req.body, req.headers['user-agent']);
+      const out = await login(d, req.body, req.headers['user-agent'], req.ip);
       setSessionCookie(reply, deps, out.token);
       return out;
     },
