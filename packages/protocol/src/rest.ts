@@ -29,8 +29,11 @@ export const Bot = Type.Object(
 );
 export type Bot = Static<typeof Bot>;
 
-/** D18: author is exactly {id, name}. */
-export const Author = Type.Object({ id: Id, name: Type.String() }, { additionalProperties: false });
+/** D18: author is {id, name}; D56: a bot author also carries `isBot: true` (absent for people). */
+export const Author = Type.Object(
+  { id: Id, name: Type.String(), isBot: Type.Optional(Type.Literal(true)) },
+  { additionalProperties: false },
+);
 
 /** D17: the same Message object everywhere; guild messages carry guildId, DM messages never. */
 export const Message = Type.Object(
@@ -94,8 +97,9 @@ export const ChannelList = Type.Object(
 );
 export type ChannelList = Static<typeof ChannelList>;
 
+/** D56: a bot member's user carries `isBot: true` (absent for people). */
 export const MemberUser = Type.Object(
-  { id: Id, name: Type.String(), avatar: Type.String() },
+  { id: Id, name: Type.String(), avatar: Type.String(), isBot: Type.Optional(Type.Literal(true)) },
   { title: 'MemberUser', additionalProperties: false },
 );
 export type MemberUser = Static<typeof MemberUser>;
@@ -108,7 +112,13 @@ export const MemberSummary = Type.Object(
 export type MemberSummary = Static<typeof MemberSummary>;
 
 export const Member = Type.Object(
-  { user: MemberUser, roles: Type.Array(Id), joinedAt: Timestamp },
+  {
+    user: MemberUser,
+    roles: Type.Array(Id),
+    joinedAt: Timestamp,
+    /** D58: present while the member is timed out */
+    timeoutUntil: Type.Optional(Timestamp),
+  },
   { title: 'Member', additionalProperties: false },
 );
 export type Member = Static<typeof Member>;

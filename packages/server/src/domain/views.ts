@@ -15,6 +15,8 @@ export interface MessageRow {
   guild_id: number | null;
   author_id: number;
   author_name: string;
+  /** D56: 1 when the author is a bot (absent or 0: a person) */
+  author_is_bot?: number | boolean | undefined;
   content: string;
   created_at: number;
   edited_at: number | null;
@@ -25,7 +27,10 @@ export function messageView(r: MessageRow): Message {
     id: r.id,
     channelId: r.channel_id,
     content: r.content,
-    author: { id: r.author_id, name: r.author_name },
+    // D56: a bot author carries isBot: true; a person's author stays exactly {id, name}.
+    author: r.author_is_bot
+      ? { id: r.author_id, name: r.author_name, isBot: true }
+      : { id: r.author_id, name: r.author_name },
     timestamp: iso(r.created_at),
   };
   // D17: guild messages carry guildId, DM messages never do.
@@ -55,14 +60,18 @@ export const channelView = (c: ChannelRow & { guild_id: number }): Channel => ({
   topic: c.topic,
 });
 
+/** D56: a bot member's user carries isBot: true; a person's stays {id, name, avatar}. */
 export const memberUserView = (
   urls: Urls,
-  u: { id: number; name: string; avatar: string | null },
-): MemberUser => ({ id: u.id, name: u.name, avatar: avatarUrl(urls, u.avatar) });
+  u: { id: number; name: string; avatar: string | null; is_bot?: number | boolean | undefined },
+): MemberUser =>
+  u.is_bot
+    ? { id: u.id, name: u.name, avatar: avatarUrl(urls, u.avatar), isBot: true }
+    : { id: u.id, name: u.name, avatar: avatarUrl(urls, u.avatar) };
 
 export const memberView = (
   urls: Urls,
-  u: { id: number; name: string; avatar: string | null },
+  u: { id: number; name: string; avatar: string | null; is_bot?: number | boolean | undefined },
   roles: number[],
   joinedAt: number,
 ): Member => ({ user: memberUserView(urls, u), roles, joinedAt: iso(joinedAt) });

@@ -30,6 +30,7 @@ import { cdnRoutes } from './routes/cdn.routes.js';
 import { channelRoutes } from './routes/channels.routes.js';
 import { dmRoutes } from './routes/dm.routes.js';
 import { fileRoutes } from './routes/files.routes.js';
+import { guildAdminRoutes } from './routes/guild-admin.routes.js';
 import { memberRoutes } from './routes/members.routes.js';
 import { messageRoutes } from './routes/messages.routes.js';
 import { installOps, type Lifecycle } from './routes/ops.routes.js';
@@ -156,6 +157,8 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
         memberRoutes,
         dmRoutes,
         fileRoutes,
+        // D59: guild administration for a bot's token or a person's session, as under /app/v1
+        guildAdminRoutes,
       ]) {
         await api.register(routes, { deps });
       }

@@ -23,6 +23,8 @@ const NO_DERIVED_DATA = new Set([
   'read_states',
   // D50: written with every webhook try
   'webhook_attempts',
+  // D60: nothing cached derives from the audit log
+  'audit_log',
 ]);
 
 /**

@@ -61,12 +61,35 @@ export interface RolesTable {
   name: string;
   permissions: number;
   created_at: number;
+  /** D58: rank; @everyone 0, higher outranks */
+  position: Generated<number>;
+  /** D58: 0xRRGGBB or null */
+  color: Generated<number | null>;
+  /** D58: 0/1 */
+  mentionable: Generated<number>;
 }
 
 export interface MembersTable {
   guild_id: number;
   user_id: number;
   joined_at: number;
+  /** D58: Unix ms until which the member can only read; null (or past) when not timed out */
+  timeout_until: Generated<number | null>;
+}
+
+/** D60: a guild's audit log and the operator's own (operator_log = 1). */
+export interface AuditLogTable {
+  id: number;
+  guild_id: number | null;
+  actor_id: number | null;
+  actor_type: 'user' | 'bot' | 'operator';
+  action: string;
+  target_id: number | null;
+  reason: string | null;
+  /** JSON [{key, old, new}] */
+  changes: string;
+  operator_log: number;
+  created_at: number;
 }
 
 export interface MemberRolesTable {
@@ -124,4 +147,5 @@ export interface Database extends EventsTables, FilesTables, WebhooksTables, Peo
   channel_overwrites: ChannelOverwritesTable;
   messages: MessagesTable;
   settings: SettingsTable;
+  audit_log: AuditLogTable;
 }

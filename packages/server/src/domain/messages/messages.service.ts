@@ -12,6 +12,8 @@ import { requireGuildChannel } from '../permissions/access.service.js';
 import { messageView, type MessageRow } from '../views.js';
 import { rawQuery } from '../../storage/raw-sql.js';
 import { checkMsgType } from './msg-type.js';
+import { actorOf } from '../guilds/actor.js';
+import { deleteGuildMessage } from '../moderation/moderation.service.js';
 
 /**
  * Messages in guild channels and DMs share one core; only how the channel is resolved and
@@ -34,8 +36,9 @@ async function guildTarget(
   p: Principal,
   channelId: number,
   needed: number,
+  opts: { speaking?: boolean } = {},
 ): Promise<Target> {
-  const ch = await requireGuildChannel(d, p, channelId, needed);
+  const ch = await requireGuildChannel(d, p, channelId, needed, opts);
   return {
     channelId: ch.id,
     guildId: ch.guild_id,
@@ -67,6 +70,7 @@ async function send(
     guild_id: t.guildId,
     author_id: p.userId,
     author_name: p.name,
+    author_is_bot: p.isBot,
     content,
     created_at: now,
     edited_at: null,
@@ -105,6 +109,7 @@ async function list(d: Domain, t: Target, q: PageQuery): Promise<MessageList> {
       'm.guild_id',
       'm.author_id',
       'u.name as author_name',
+      'u.is_bot as author_is_bot',
       'm.content',
       'm.created_at',
       'm.edited_at',
@@ -153,6 +158,7 @@ async function edit(
     guild_id: t.guildId,
     author_id: p.userId,
     author_name: p.name,
+    author_is_bot: p.isBot,
     content,
     created_at: m.created_at,
     edited_at: now,
@@ -182,16 +188,30 @@ async function remove(d: Domain, p: Principal, t: Target, messageId: number): Pr
   await deleteMessage(d, t.channelId, m.id);
 }
 
-// D12: sending needs SEND_MESSAGES; listing needs READ_MESSAGE_HISTORY; VIEW_CHANNEL always.
+// D12: sending needs SEND_MESSAGES (D57: and ATTACH_FILES for msgType 1–3; D58: not timed
+// out); listing needs READ_MESSAGE_HISTORY; VIEW_CHANNEL always.
 export const guildMessages = {
   send: async (d: Domain, p: Principal, channelId: number, content: string, msgType: number) =>
-    send(d, p, await guildTarget(d, p, channelId, Permission.SEND_MESSAGES), content, msgType),
+    send(
+      d,
+      p,
+      await guildTarget(
+        d,
+        p,
+        channelId,
+        Permission.SEND_MESSAGES | (msgType === 0 ? 0 : Permission.ATTACH_FILES),
+        { speaking: true },
+      ),
+      content,
+      msgType,
+    ),
   list: async (d: Domain, p: Principal, channelId: number, q: PageQuery) =>
     list(d, await guildTarget(d, p, channelId, Permission.READ_MESSAGE_HISTORY), q),
   edit: async (d: Domain, p: Principal, channelId: number, messageId: number, content: string) =>
     edit(d, p, await guildTarget(d, p, channelId, 0), messageId, content),
+  // D59: the author's own, or anyone's with MANAGE_MESSAGES (moderation/moderation.service.ts)
   remove: async (d: Domain, p: Principal, channelId: number, messageId: number) =>
-    remove(d, p, await guildTarget(d, p, channelId, 0), messageId),
+    deleteGuildMessage(d, actorOf(p), channelId, messageId),
 };
 
 // D17: the same operations on DM channels, open to the two parties.
@@ -205,16 +225,3 @@ export const dmMessages = {
   remove: async (d: Domain, p: Principal, channelId: number, messageId: number) =>
     remove(d, p, await dmTarget(d, p, channelId), messageId),
 };
-
-/**
- * D49 moderation (the caller's right to moderate is checked by the caller): delete any
- * author's message of a guild channel, with the same MESSAGE_DELETE as the author's own delete
- * (D34/D35). A message of another channel → 404.
- */
-export async function moderateGuildMessage(
-  d: Domain,
-  channel: { id: number; guildId: number },
-  messageId: number,
-): Promise<void> {
-  await deleteMessage(d, channel.id, messageId);
-}
