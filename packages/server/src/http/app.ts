@@ -33,6 +33,7 @@ import { fileRoutes } from './routes/files.routes.js';
 import { guildAdminRoutes } from './routes/guild-admin.routes.js';
 import { memberRoutes } from './routes/members.routes.js';
 import { messageRoutes } from './routes/messages.routes.js';
+import { reactionRoutes } from './routes/reactions.routes.js';
 import { installOps, type Lifecycle } from './routes/ops.routes.js';
 import { httpRequest } from '../metrics/metrics.js';
 import { webRoutes } from './routes/web.routes.js';
@@ -153,6 +154,7 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
       for (const routes of [
         botRoutes,
         messageRoutes,
+        reactionRoutes,
         channelRoutes,
         memberRoutes,
         dmRoutes,

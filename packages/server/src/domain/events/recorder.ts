@@ -1,4 +1,4 @@
-import type { EventEnvelope, EventType, PeopleEventType } from '@parley/protocol';
+import type { AnyEventEnvelope, EventType, PeopleEventType, RichEventType } from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
 
 /**
@@ -51,7 +51,7 @@ export type PeopleAudience =
   | { kind: 'users'; userIds: number[] };
 
 export interface PeopleEvent {
-  type: PeopleEventType | EventType;
+  type: PeopleEventType | EventType | RichEventType;
   /** the dispatch's `d`, built with domain/views.ts (serialized once, by the recorder) */
   data: unknown;
   audience: PeopleAudience;
@@ -65,7 +65,13 @@ export interface PeopleDispatch {
 }
 
 export interface RecordedEvent {
-  envelope: EventEnvelope;
+  /** D34's eight reach every recipient bot; D63/D71's only the bots that subscribed to them */
+  envelope: AnyEventEnvelope;
+  /**
+   * false: bots only (D71: MESSAGE_EMBEDS_UPDATE — people hear MESSAGE_UPDATE instead).
+   * Default: people receive it too (D51).
+   */
+  people?: boolean;
   /** where it happened: decides the recipients (D34) */
   scope:
     | { kind: 'channel'; guildId: number; channelId: number }

@@ -14,6 +14,7 @@ import { migration as loginFailuresAddress } from './0014-login-failures-address
 import { migration as connectAttempts } from './0015-gateway-connect-attempts.js';
 import { migration as eventAudience } from './0016-event-audience.js';
 import { migration as rolesRankAudit } from './0020-roles-rank-audit.js';
+import { migration as richMessages } from './0030-rich-messages.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-gateway-connect-attempts': connectAttempts,
   '0016-event-audience': eventAudience,
   '0020-roles-rank-audit': rolesRankAudit,
+  '0030-rich-messages': richMessages,
 };
 
 export const migrationProvider: MigrationProvider = {
