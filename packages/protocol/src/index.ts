@@ -7,3 +7,4 @@ export * from './gateway.js';
 export * from './admin.js';
 export * from './text.js';
 export * from './app.js';
+export * from './interactions.js';

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id } from './ids.js';
+import { Components, MessageInteraction } from './interactions.js';
 
 /** D18: ISO 8601 UTC with milliseconds. */
 export const Timestamp = Type.String({
@@ -42,6 +43,10 @@ export const Message = Type.Object(
     author: Author,
     timestamp: Timestamp,
     editedTimestamp: Type.Optional(Timestamp),
+    // D61/D65, present only when they carry something (D56)
+    components: Type.Optional(Components),
+    flags: Type.Optional(Type.Integer({ description: '1 = ephemeral, 128 = thinking (D65)' })),
+    interaction: Type.Optional(MessageInteraction),
   },
   { title: 'Message', additionalProperties: false },
 );

@@ -18,6 +18,10 @@ export interface MessageRow {
   content: string;
   created_at: number;
   edited_at: number | null;
+  /** D65: a bot's components (JSON) */
+  components?: string | null;
+  /** D61: the interaction a reply answers (JSON) */
+  interaction?: string | null;
 }
 
 export function messageView(r: MessageRow): Message {
@@ -32,6 +36,10 @@ export function messageView(r: MessageRow): Message {
   if (r.guild_id !== null) m.guildId = r.guild_id;
   // D18: editedTimestamp only on a message that has been edited.
   if (r.edited_at !== null) m.editedTimestamp = iso(r.edited_at);
+  // D56/D61/D65: present only when they carry something.
+  if (r.components) m.components = JSON.parse(r.components) as NonNullable<Message['components']>;
+  if (r.interaction)
+    m.interaction = JSON.parse(r.interaction) as NonNullable<Message['interaction']>;
   return m;
 }
 

@@ -69,7 +69,8 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     // commit; the other nodes' read it from the log row below (D72: not through Redis).
     const audience = audienceOf(event.scope);
     const people: PeopleDispatch = { type, data, audience };
-    this.o.hooks.afterCommit(trx, () => this.o.people(people));
+    // D65: an interaction is the bot's alone.
+    if (event.scope.kind !== 'bot') this.o.hooks.afterCommit(trx, () => this.o.people(people));
     // One version read for the recipients and the webhook targets (derived-cache.ts `now`).
     const pin = this.o.cache.now();
     const version = typeof pin === 'number' ? pin : await pin;
@@ -176,5 +177,7 @@ function audienceOf(scope: RecordedEvent['scope']): PeopleAudience {
         : { kind: 'guild', guildId: scope.guildId, alsoUserIds: [scope.alsoUserId] };
     case 'dm':
       return { kind: 'users', userIds: [...scope.userIds] };
+    case 'bot':
+      return { kind: 'users', userIds: [] };
   }
 }

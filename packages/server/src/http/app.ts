@@ -28,6 +28,7 @@ import { adminRoutes } from './routes/admin.routes.js';
 import { botRoutes } from './routes/bot.routes.js';
 import { cdnRoutes } from './routes/cdn.routes.js';
 import { channelRoutes } from './routes/channels.routes.js';
+import { commandRoutes } from './routes/commands.routes.js';
 import { dmRoutes } from './routes/dm.routes.js';
 import { fileRoutes } from './routes/files.routes.js';
 import { memberRoutes } from './routes/members.routes.js';
@@ -156,6 +157,7 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
         memberRoutes,
         dmRoutes,
         fileRoutes,
+        commandRoutes,
       ]) {
         await api.register(routes, { deps });
       }

@@ -23,6 +23,8 @@ const NO_DERIVED_DATA = new Set([
   'read_states',
   // D50: written with every webhook try
   'webhook_attempts',
+  // D65: one row per invocation, written again by its callback
+  'interactions',
 ]);
 
 /**

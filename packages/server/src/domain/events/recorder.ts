@@ -1,4 +1,4 @@
-import type { EventEnvelope, EventType, PeopleEventType } from '@parley/protocol';
+import type { EventEnvelope, EventType, Interaction, PeopleEventType } from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
 
 /**
@@ -64,13 +64,21 @@ export interface PeopleDispatch {
   audience: PeopleAudience;
 }
 
+/** D65: an interaction, for the one bot it is for (never a person). */
+export interface InteractionEnvelope {
+  type: 'INTERACTION_CREATE';
+  data: Interaction;
+}
+
 export interface RecordedEvent {
-  envelope: EventEnvelope;
+  envelope: EventEnvelope | InteractionEnvelope;
   /** where it happened: decides the recipients (D34) */
   scope:
     | { kind: 'channel'; guildId: number; channelId: number }
     | { kind: 'guild'; guildId: number; alsoUserId?: number }
-    | { kind: 'dm'; userIds: [number, number] };
+    | { kind: 'dm'; userIds: [number, number] }
+    /** D63/D65: exactly this bot, whatever its subscription; no person */
+    | { kind: 'bot'; botId: number };
 }
 
 /** A recorder that drops everything (tools that never deliver events). */

@@ -108,6 +108,8 @@ async function list(d: Domain, t: Target, q: PageQuery): Promise<MessageList> {
       'm.content',
       'm.created_at',
       'm.edited_at',
+      'm.components',
+      'm.interaction',
     ])
     .where('m.channel_id', '=', t.channelId);
   if (q.before !== undefined) query = query.where('m.id', '<', q.before);
