@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './ids.js';
 export * from './rest.js';
+export * from './rich.js';
 export * from './permissions.js';
 export * from './events.js';
 export * from './gateway.js';

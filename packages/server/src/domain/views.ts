@@ -1,6 +1,16 @@
-import type { Bot, Channel, ChannelSummary, Member, MemberUser, Message } from '@parley/protocol';
+import type {
+  Bot,
+  Channel,
+  ChannelSummary,
+  Member,
+  MemberUser,
+  Message,
+  Reaction,
+  ReferencedMessage,
+} from '@parley/protocol';
 import { iso } from '../ids/clock.js';
 import type { Urls } from './context.js';
+import { readExtra } from './messages/extra.js';
 
 /**
  * The one serializer of each wire shape (D17: a Message is the same wherever it appears — REST,
@@ -18,13 +28,22 @@ export interface MessageRow {
   content: string;
   created_at: number;
   edited_at: number | null;
-  /** D65: a bot's components (JSON) */
-  components?: string | null;
-  /** D61: the interaction a reply answers (JSON) */
-  interaction?: string | null;
+  /** D56: 1 (or true) when the author is a bot */
+  author_is_bot?: number | boolean | null;
+  /** D61: messages/extra.ts */
+  extra?: string | null;
+  /** D63 */
+  pinned_at?: number | null;
 }
 
-export function messageView(r: MessageRow): Message {
+/**
+ * D17/D18, and D56/D61/D63: every field beyond D18's is present only when it carries
+ * something. `reactions` depend on the reader (`me`): only reads pass them, never events.
+ */
+export function messageView(
+  r: MessageRow,
+  more: { reactions?: Reaction[]; referenced?: ReferencedMessage | null } = {},
+): Message {
   const m: Message = {
     id: r.id,
     channelId: r.channel_id,
@@ -32,14 +51,28 @@ export function messageView(r: MessageRow): Message {
     author: { id: r.author_id, name: r.author_name },
     timestamp: iso(r.created_at),
   };
+  // D56: bots are told apart (as Discord's `bot` flag); people's authors stay {id, name}.
+  if (r.author_is_bot === 1 || r.author_is_bot === true) m.author.isBot = true;
   // D17: guild messages carry guildId, DM messages never do.
   if (r.guild_id !== null) m.guildId = r.guild_id;
   // D18: editedTimestamp only on a message that has been edited.
   if (r.edited_at !== null) m.editedTimestamp = iso(r.edited_at);
-  // D56/D61/D65: present only when they carry something.
-  if (r.components) m.components = JSON.parse(r.components) as NonNullable<Message['components']>;
-  if (r.interaction)
-    m.interaction = JSON.parse(r.interaction) as NonNullable<Message['interaction']>;
+  if (r.extra) {
+    const x = readExtra(r.extra);
+    if (x.mentions) m.mentions = x.mentions;
+    if (x.mentionRoles) m.mentionRoles = x.mentionRoles;
+    if (x.mentionEveryone) m.mentionEveryone = true;
+    if (x.attachments) m.attachments = x.attachments;
+    if (x.embeds) m.embeds = x.embeds;
+    if (x.components) m.components = x.components;
+    if (x.interaction) m.interaction = x.interaction;
+    if (x.reference) {
+      m.reference = x.reference;
+      if (more.referenced !== undefined) m.referencedMessage = more.referenced;
+    }
+  }
+  if (more.reactions && more.reactions.length > 0) m.reactions = more.reactions;
+  if (r.pinned_at !== null && r.pinned_at !== undefined) m.pinned = true;
   return m;
 }
 
@@ -81,12 +114,30 @@ export interface BotRow {
   user_id: number;
   name: string;
   avatar: string | null;
+  /** D63: JSON array of subscribed types, or null */
+  events?: string | null;
 }
 
-export const botView = (urls: Urls, b: BotRow): Bot => ({
-  id: b.id,
-  name: b.name,
-  avatar: avatarUrl(urls, b.avatar),
-  description: b.description,
-  botUser: { id: b.user_id, name: b.name, isBot: true },
-});
+export const botView = (urls: Urls, b: BotRow): Bot => {
+  const bot: Bot = {
+    id: b.id,
+    name: b.name,
+    avatar: avatarUrl(urls, b.avatar),
+    description: b.description,
+    botUser: { id: b.user_id, name: b.name, isBot: true },
+  };
+  // D63/D56: present only when the bot subscribed to something
+  const events = parseBotEvents(b.events);
+  if (events.length > 0) bot.events = events as NonNullable<Bot['events']>;
+  return bot;
+};
+
+export function parseBotEvents(text: string | null | undefined): string[] {
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : [];
+  } catch {
+    return [];
+  }
+}

@@ -35,6 +35,8 @@ export interface BotsTable {
   webhook_url: string | null;
   webhook_secret: string;
   created_at: number;
+  /** D63: JSON array of event types subscribed beyond D34's eight; null: none */
+  events: string | null;
 }
 
 export interface UserSessionsTable {
@@ -105,10 +107,38 @@ export interface MessagesTable {
   msg_type: number;
   created_at: number;
   edited_at: number | null;
-  /** D65: a bot's components (JSON), null when none */
-  components: string | null;
-  /** D61: the interaction a reply answers (JSON {id, name, userId}), null otherwise */
-  interaction: string | null;
+  /** D61: JSON of storage/… MessageExtra (reference, mentions, attachments, embeds); null: none */
+  extra: string | null;
+  /** D63: when it was pinned; null when not */
+  pinned_at: number | null;
+}
+
+/** D63: one person's (or bot's) reaction with one emoji. */
+export interface MessageReactionsTable {
+  message_id: number;
+  emoji: string;
+  user_id: number;
+  created_at: number;
+}
+
+/** D71: a URL's preview, fetched at most once a day. */
+export interface LinkPreviewsTable {
+  url: string;
+  /** the link embed as JSON; null when the page gave nothing to show */
+  embed: string | null;
+  fetched_at: number;
+}
+
+/** D71: a preview image, fetched once, served by the CDN's proxy. */
+export interface ProxiedImagesTable {
+  id: number;
+  url: string;
+  storage_key: string;
+  mime: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  created_at: number;
 }
 
 export interface SettingsTable {
@@ -129,5 +159,8 @@ export interface Database
   channels: ChannelsTable;
   channel_overwrites: ChannelOverwritesTable;
   messages: MessagesTable;
+  message_reactions: MessageReactionsTable;
+  link_previews: LinkPreviewsTable;
+  proxied_images: ProxiedImagesTable;
   settings: SettingsTable;
 }

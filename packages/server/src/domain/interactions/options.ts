@@ -49,15 +49,7 @@ export async function checkInvocation(
     );
     out = [{ name: sub.name, type: 1, options: inner }];
   } else {
-    out = await checkLeaves(
-      d,
-      declared,
-      given,
-      place,
-      focus,
-      'options',
-      focused,
-    );
+    out = await checkLeaves(d, declared, given, place, focus, 'options', focused);
   }
   if (focus && focused.length !== 1)
     throw invalid('options', 'an autocomplete request has exactly one focused option');

@@ -90,11 +90,7 @@ export async function channelOverwrites(
   );
 }
 
-const BIT_NAMES: Array<[number, string]> = [
-  [Permission.VIEW_CHANNEL, 'VIEW_CHANNEL'],
-  [Permission.SEND_MESSAGES, 'SEND_MESSAGES'],
-  [Permission.READ_MESSAGE_HISTORY, 'READ_MESSAGE_HISTORY'],
-];
+const BIT_NAMES: Array<[number, string]> = Object.entries(Permission).map(([n, b]) => [b, n]);
 
 /**
  * D12: a guild channel the caller may use with `needed` bits. Order of answers: unknown (or DM)
@@ -105,7 +101,7 @@ export async function requireGuildChannel(
   p: Principal,
   channelId: number,
   needed: number,
-): Promise<GuildChannel> {
+): Promise<GuildChannel & { permissions: number }> {
   // One version read for the three lookups (on PostgreSQL each read is a round trip).
   const now = d.cache.now();
   const version = typeof now === 'number' ? now : await now;
@@ -130,5 +126,14 @@ export async function requireGuildChannel(
     const missing = BIT_NAMES.filter(([b]) => want & b && !(bits & b)).map(([, n]) => n);
     throw forbidden(`Missing permission: ${missing.join(', ')}`);
   }
-  return { id: ch.id, guild_id: ch.guild_id, type: ch.type, name: ch.name, topic: ch.topic };
+  return {
+    id: ch.id,
+    guild_id: ch.guild_id,
+    type: ch.type,
+    name: ch.name,
+    topic: ch.topic,
+    // the caller's bits in this channel, for the checks that depend on what a request carries
+    // (D57: ATTACH_FILES, MENTION_EVERYONE, MANAGE_MESSAGES)
+    permissions: bits,
+  };
 }

@@ -1,8 +1,8 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * D64–D65: bots' command declarations, interactions (their one callback, their 15-minute window)
- * and what a bot's message carries for them (components; the interaction a reply answers).
+ * D64–D65: bots' command declarations, interactions (their one callback, their 15-minute window).
+ * A message's components and the interaction it answers live in its `extra` (D61, 0030).
  * Ephemeral replies are never stored as messages (D65): an ephemeral @original is kept on its
  * interaction only, for its edits within the window.
  */
@@ -60,13 +60,8 @@ export const migration: Migration = {
       .on('interactions')
       .column('created_at')
       .execute();
-
-    await db.schema.alterTable('messages').addColumn('components', 'text').execute();
-    await db.schema.alterTable('messages').addColumn('interaction', 'text').execute();
   },
   async down(db: Kysely<unknown>) {
-    await db.schema.alterTable('messages').dropColumn('interaction').execute();
-    await db.schema.alterTable('messages').dropColumn('components').execute();
     await db.schema.dropTable('interactions').execute();
     await db.schema.dropTable('app_commands').execute();
   },

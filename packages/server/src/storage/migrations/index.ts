@@ -13,6 +13,7 @@ import { migration as nameSkeleton } from './0013-name-skeleton.js';
 import { migration as loginFailuresAddress } from './0014-login-failures-address.js';
 import { migration as connectAttempts } from './0015-gateway-connect-attempts.js';
 import { migration as eventAudience } from './0016-event-audience.js';
+import { migration as richMessages } from './0030-rich-messages.js';
 import { migration as interactions } from './0040-interactions.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-login-failures-address': loginFailuresAddress,
   '0015-gateway-connect-attempts': connectAttempts,
   '0016-event-audience': eventAudience,
+  '0030-rich-messages': richMessages,
   '0040-interactions': interactions,
 };
 
