@@ -8,3 +8,4 @@ export * from './gateway.js';
 export * from './admin.js';
 export * from './text.js';
 export * from './app.js';
+export * from './interactions.js';

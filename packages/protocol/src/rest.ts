@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id } from './ids.js';
+import { Components, MessageInteraction } from './interactions.js';
 import {
   AllowedMentions,
   Attachment,
@@ -67,6 +68,11 @@ const messageFields = {
   embeds: Type.Optional(Type.Array(Embed)),
   reactions: Type.Optional(Type.Array(Reaction)),
   pinned: Type.Optional(Type.Literal(true)),
+  // D65: a bot's buttons and selects; D61: 1 = ephemeral (128: the "thinking…" of a deferred
+  // reply); the interaction a reply answers
+  components: Type.Optional(Components),
+  flags: Type.Optional(Type.Integer({ minimum: 1 })),
+  interaction: Type.Optional(MessageInteraction),
 };
 
 /** D61: the message a reply answers, as it is now, without its own reference. */
@@ -111,6 +117,8 @@ export const SendMessageBody = Type.Object(
     ),
     embeds: Type.Optional(Type.Array(EmbedInput, { maxItems: RICH_LIMITS.embeds })),
     suppressEmbeds: Type.Optional(Type.Boolean()),
+    /** D65: bots only */
+    components: Type.Optional(Components),
   },
   { title: 'SendMessageBody' },
 );
@@ -121,6 +129,8 @@ export const EditMessageBody = Type.Object(
   {
     content: Content,
     embeds: Type.Optional(Type.Array(EmbedInput, { maxItems: RICH_LIMITS.embeds })),
+    /** D65: a bot's components ([] removes them) */
+    components: Type.Optional(Components),
   },
   { title: 'EditMessageBody' },
 );

@@ -65,6 +65,8 @@ export function messageView(
     if (x.mentionEveryone) m.mentionEveryone = true;
     if (x.attachments) m.attachments = x.attachments;
     if (x.embeds) m.embeds = x.embeds;
+    if (x.components) m.components = x.components;
+    if (x.interaction) m.interaction = x.interaction;
     if (x.reference) {
       m.reference = x.reference;
       if (more.referenced !== undefined) m.referencedMessage = more.referenced;

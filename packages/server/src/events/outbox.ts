@@ -68,10 +68,10 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     // D51: people receive the bots' event types too, decided per node from memory — never a
     // stored row per person; the same serialized data. This node's people hear it right after
     // commit; the other nodes' read it from the log row below (D72: not through Redis).
-    // D71: an event for bots only (MESSAGE_EMBEDS_UPDATE) has no people's audience.
-    const audience = event.people === false ? null : audienceOf(event.scope);
-    if (audience !== null) {
-      const people: PeopleDispatch = { type, data, audience };
+    // D71: an event for bots only (MESSAGE_EMBEDS_UPDATE) has no people's audience; D65: nor
+    // has an interaction (the bot's alone).
+    if (event.people !== false && event.scope.kind !== 'bot') {
+      const people: PeopleDispatch = { type, data, audience: audienceOf(event.scope) };
       this.o.hooks.afterCommit(trx, () => this.o.people(people));
     }
     // One version read for the recipients and the webhook targets (derived-cache.ts `now`).
@@ -208,5 +208,7 @@ function audienceOf(scope: RecordedEvent['scope']): PeopleAudience {
         : { kind: 'guild', guildId: scope.guildId, alsoUserIds: [scope.alsoUserId] };
     case 'dm':
       return { kind: 'users', userIds: [...scope.userIds] };
+    case 'bot':
+      return { kind: 'users', userIds: [] };
   }
 }

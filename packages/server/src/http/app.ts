@@ -28,6 +28,7 @@ import { adminRoutes } from './routes/admin.routes.js';
 import { botRoutes } from './routes/bot.routes.js';
 import { cdnRoutes } from './routes/cdn.routes.js';
 import { channelRoutes } from './routes/channels.routes.js';
+import { commandRoutes } from './routes/commands.routes.js';
 import { dmRoutes } from './routes/dm.routes.js';
 import { fileRoutes } from './routes/files.routes.js';
 import { guildAdminRoutes } from './routes/guild-admin.routes.js';
@@ -161,6 +162,7 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
         fileRoutes,
         // D59: guild administration for a bot's token or a person's session, as under /app/v1
         guildAdminRoutes,
+        commandRoutes,
       ]) {
         await api.register(routes, { deps });
       }

@@ -29,6 +29,8 @@ const NO_DERIVED_DATA = new Set([
   'message_reactions',
   'link_previews',
   'proxied_images',
+  // D65: one row per invocation, written again by its callback
+  'interactions',
 ]);
 
 /**

@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
 import type { EventsTables } from './schema-events.js';
 import type { FilesTables } from './schema-files.js';
+import type { InteractionsTables } from './schema-interactions.js';
 import type { PeopleTables } from './schema-people.js';
 import type { WebhooksTables } from './schema-webhooks.js';
 
@@ -169,7 +170,8 @@ export interface SettingsTable {
 }
 
 /** Every table; each area adds its own in schema-<area>.ts. */
-export interface Database extends EventsTables, FilesTables, WebhooksTables, PeopleTables {
+export interface Database
+  extends EventsTables, FilesTables, WebhooksTables, PeopleTables, InteractionsTables {
   users: UsersTable;
   bots: BotsTable;
   user_sessions: UserSessionsTable;

@@ -33,6 +33,8 @@ export async function recipientBots(
 
 async function loadRecipients(trx: Db, scope: RecordedEvent['scope']): Promise<number[]> {
   switch (scope.kind) {
+    case 'bot':
+      return [scope.botId];
     case 'dm':
       return botsOfUsers(trx, scope.userIds);
     case 'guild': {

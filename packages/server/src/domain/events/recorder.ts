@@ -1,4 +1,10 @@
-import type { AnyEventEnvelope, EventType, PeopleEventType, RichEventType } from '@parley/protocol';
+import type {
+  AnyEventEnvelope,
+  EventType,
+  Interaction,
+  PeopleEventType,
+  RichEventType,
+} from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
 
 /**
@@ -64,9 +70,18 @@ export interface PeopleDispatch {
   audience: PeopleAudience;
 }
 
+/** D65: an interaction, for the one bot it is for (never a person). */
+export interface InteractionEnvelope {
+  type: 'INTERACTION_CREATE';
+  data: Interaction;
+}
+
 export interface RecordedEvent {
-  /** D34's eight reach every recipient bot; D63/D71's only the bots that subscribed to them */
-  envelope: AnyEventEnvelope;
+  /**
+   * D34's eight reach every recipient bot; D63/D71's only the bots that subscribed to them;
+   * D65's INTERACTION_CREATE only the one bot it is for.
+   */
+  envelope: AnyEventEnvelope | InteractionEnvelope;
   /**
    * false: bots only (D71: MESSAGE_EMBEDS_UPDATE — people hear MESSAGE_UPDATE instead).
    * Default: people receive it too (D51).
@@ -76,7 +91,9 @@ export interface RecordedEvent {
   scope:
     | { kind: 'channel'; guildId: number; channelId: number }
     | { kind: 'guild'; guildId: number; alsoUserId?: number }
-    | { kind: 'dm'; userIds: [number, number] };
+    | { kind: 'dm'; userIds: [number, number] }
+    /** D63/D65: exactly this bot, whatever its subscription; no person */
+    | { kind: 'bot'; botId: number };
 }
 
 /** A recorder that drops everything (tools that never deliver events). */

@@ -1,4 +1,10 @@
-import type { Attachment, Embed, MessageReference } from '@parley/protocol';
+import type {
+  ActionRow,
+  Attachment,
+  Embed,
+  MessageInteraction,
+  MessageReference,
+} from '@parley/protocol';
 
 /**
  * D61: what a message carries beyond D17–D18, stored as one JSON column written with the
@@ -11,6 +17,10 @@ export interface MessageExtra {
   mentionEveryone?: true;
   attachments?: Attachment[];
   embeds?: Embed[];
+  /** D65: a bot's components */
+  components?: ActionRow[];
+  /** D61/D65: the interaction a reply answers */
+  interaction?: MessageInteraction;
 }
 
 /** The stored text of `extra`: null when every part is empty (D56: a plain message). */
@@ -22,6 +32,8 @@ export function storeExtra(x: MessageExtra): string | null {
   if (x.mentionEveryone) out.mentionEveryone = true;
   if (x.attachments && x.attachments.length > 0) out.attachments = x.attachments;
   if (x.embeds && x.embeds.length > 0) out.embeds = x.embeds;
+  if (x.components && x.components.length > 0) out.components = x.components;
+  if (x.interaction) out.interaction = x.interaction;
   return Object.keys(out).length === 0 ? null : JSON.stringify(out);
 }
 

@@ -1,5 +1,7 @@
 import type {
+  ActionRow,
   EditedMessage,
+  MessageInteraction,
   EditMessageBody,
   Message,
   MessageList,
@@ -26,6 +28,7 @@ import { actorOf } from '../guilds/actor.js';
 import { deleteGuildMessage } from '../moderation/moderation.service.js';
 import { findInChannel, hydrate, selectMessages } from './read.js';
 import { checkEmbeds, resolveAttachments } from './uploads.js';
+import { checkComponents } from '../interactions/components.js';
 
 /**
  * Messages in guild channels and DMs share one core; only how the channel is resolved and
@@ -79,13 +82,27 @@ const need = (t: Target, bit: number, name: string): void => {
   if (!has(t.permissions, bit)) throw forbidden(`Missing permission: ${name}`);
 };
 
-async function send(d: Domain, p: Principal, t: Target, body: SendInput): Promise<Message> {
+/** D65: what an interaction's reply adds to a send (domain/interactions/respond.ts). */
+export interface ReplyOptions {
+  interaction: MessageInteraction;
+  /** a deferred reply takes the id of its "thinking…" message */
+  id?: number;
+}
+
+async function send(
+  d: Domain,
+  p: Principal,
+  t: Target,
+  body: SendInput,
+  reply?: ReplyOptions,
+): Promise<Message> {
   const content = body.content ?? '';
   const msgType = body.msgType ?? 0;
   const files = body.attachments ?? [];
   const embedsIn = body.embeds ?? [];
-  // D14, and D61: content may be empty only when attachments or embeds carry the message.
-  if (content === '' && files.length === 0 && embedsIn.length === 0)
+  const components = body.components ?? [];
+  // D14, and D61: content may be empty only when attachments, embeds or components carry it.
+  if (content === '' && files.length === 0 && embedsIn.length === 0 && components.length === 0)
     throw invalid('content', 'must not be empty (unless the message has attachments or embeds)');
   await checkMsgType(d, msgType, content);
   // D57: a message with files needs ATTACH_FILES.
@@ -93,6 +110,8 @@ async function send(d: Domain, p: Principal, t: Target, body: SendInput): Promis
   const extra: MessageExtra = {};
   if (files.length > 0) extra.attachments = await resolveAttachments(d, files);
   if (embedsIn.length > 0) extra.embeds = await checkEmbeds(d, p.isBot, embedsIn);
+  if (components.length > 0) extra.components = botComponents(p, components);
+  if (reply) extra.interaction = reply.interaction;
   let referenced: ReferencedMessage | undefined;
   let repliedUserId: number | undefined;
   if (body.messageReference) {
@@ -121,7 +140,7 @@ async function send(d: Domain, p: Principal, t: Target, body: SendInput): Promis
   const extraText = storeExtra(extra);
   const now = d.clock.now();
   const row: MessageRow = {
-    id: d.ids.next(),
+    id: reply?.id ?? d.ids.next(),
     channel_id: t.channelId,
     guild_id: t.guildId,
     author_id: p.userId,
@@ -191,9 +210,26 @@ async function edit(
   messageId: number,
   body: EditMessageBody,
 ): Promise<EditedMessage> {
+  const { message } = await editMessage(d, p, t, messageId, body);
+  return {
+    id: message.id,
+    channelId: t.channelId,
+    content: message.content,
+    editedTimestamp: message.editedTimestamp ?? message.timestamp,
+  };
+}
+
+async function editMessage(
+  d: Domain,
+  p: Principal,
+  t: Target,
+  messageId: number,
+  body: Omit<EditMessageBody, 'content'> & { content?: string },
+): Promise<{ message: Message }> {
   const m = await ownMessage(d, p, t, messageId);
   const now = Math.max(d.clock.now(), m.created_at);
-  const content = body.content;
+  // D65: an edit of @original may leave the content as it is
+  const content = body.content ?? m.content;
   // D61: an edit changes content and (a bot's) embeds, never attachments or the reference;
   // mentions are those of the new content, by the same rules.
   const extra = readExtra(m.extra);
@@ -201,6 +237,7 @@ async function edit(
     const links = (extra.embeds ?? []).filter((e) => e.type === 'link');
     extra.embeds = [...(await checkEmbeds(d, p.isBot, body.embeds)), ...links];
   }
+  if (body.components !== undefined) extra.components = botComponents(p, body.components);
   const mentions = await resolveMentions(d.db, {
     content,
     guildId: t.guildId,
@@ -235,7 +272,14 @@ async function edit(
       scope: t.scope,
     });
   });
-  return { id: m.id, channelId: t.channelId, content, editedTimestamp: iso(now) };
+  return { message };
+}
+
+/** D65: components are a bot's (a person's → 400), checked beyond their schema. */
+function botComponents(p: Principal, rows: ActionRow[]): ActionRow[] {
+  if (!p.isBot) throw invalid('components', 'only bots send components');
+  checkComponents(rows);
+  return rows;
 }
 
 async function remove(d: Domain, p: Principal, t: Target, messageId: number): Promise<void> {
@@ -267,6 +311,34 @@ export const guildMessages = {
   remove: async (d: Domain, p: Principal, channelId: number, messageId: number) =>
     deleteGuildMessage(d, actorOf(p), channelId, messageId),
 };
+
+/**
+ * D65: a bot's answer to an interaction and the edits of it, in a guild channel or a DM. The
+ * interaction's token authorizes them (the person invoked the bot there): the bot needs only to
+ * see the channel, not SEND_MESSAGES.
+ */
+export const interactionMessages = {
+  send: async (d: Domain, p: Principal, channelId: number, body: SendInput, reply: ReplyOptions) =>
+    send(d, p, await anyTarget(d, p, channelId), body, reply),
+  edit: async (
+    d: Domain,
+    p: Principal,
+    channelId: number,
+    messageId: number,
+    body: Omit<EditMessageBody, 'content'> & { content?: string },
+  ): Promise<Message> =>
+    (await editMessage(d, p, await anyTarget(d, p, channelId), messageId, body)).message,
+};
+
+async function anyTarget(d: Domain, p: Principal, channelId: number): Promise<Target> {
+  const ch = await d.db
+    .selectFrom('channels')
+    .select('guild_id')
+    .where('id', '=', channelId)
+    .executeTakeFirst();
+  if (!ch) throw notFound('channel');
+  return ch.guild_id === null ? dmTarget(d, p, channelId) : guildTarget(d, p, channelId, 0);
+}
 
 // D17: the same operations on DM channels, open to the two parties.
 export const dmMessages = {

@@ -15,6 +15,7 @@ import { migration as connectAttempts } from './0015-gateway-connect-attempts.js
 import { migration as eventAudience } from './0016-event-audience.js';
 import { migration as rolesRankAudit } from './0020-roles-rank-audit.js';
 import { migration as richMessages } from './0030-rich-messages.js';
+import { migration as interactions } from './0040-interactions.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-event-audience': eventAudience,
   '0020-roles-rank-audit': rolesRankAudit,
   '0030-rich-messages': richMessages,
+  '0040-interactions': interactions,
 };
 
 export const migrationProvider: MigrationProvider = {
