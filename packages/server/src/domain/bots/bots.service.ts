@@ -10,7 +10,11 @@ import { botView } from '../views.js';
 /** INTERFACE "Limits": bots per account. */
 export const MAX_BOTS_PER_OWNER = 3;
 
-export const newWebhookSecret = (): string => 'whsec_' + randomBytes(24).toString('base64url');
+/**
+ * D68: `whsec_` + standard base64 (24 random bytes: 32 characters, no padding), the form every
+ * Standard Webhooks library decodes. Secrets made before D68 are base64url (still valid, D38).
+ */
+export const newWebhookSecret = (): string => 'whsec_' + randomBytes(24).toString('base64');
 
 export async function getBot(d: Domain, botId: number): Promise<Bot> {
   const row = await d.db
