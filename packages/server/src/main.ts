@@ -7,6 +7,7 @@ import { buildApp } from './http/app.js';
 import type { Lifecycle } from './http/routes/ops.routes.js';
 import { openServices, type Services } from './services.js';
 import { isDatabaseMisconfigured, isDatabaseUnreachable } from './storage/unreachable.js';
+import { DatabaseNewerError } from './storage/schema-version.js';
 import { claimServerLock, refuseIfRunning } from './storage/server-lock.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
@@ -19,6 +20,8 @@ export async function serve(config: Config): Promise<void> {
   // Issue 21: a second server on the same SQLite database refuses before opening anything.
   refuseIfRunning(config.databaseUrl);
   const services = await openServicesPatiently(config).catch((err: unknown) => {
+    // Issue 28: a database a newer release wrote says so itself (which version, what to do).
+    if (err instanceof DatabaseNewerError) throw err;
     // D42: say which setting to look at, in one line.
     throw new Error(
       `cannot open the database (PARLEY_DATABASE_URL): ${err instanceof Error ? err.message : String(err)}`,

@@ -77,6 +77,26 @@ program
     }
   });
 
+const migrateCmd = program
+  .command('migrate')
+  .description("the database's schema: status, and running an upgrade's migrations");
+migrateCmd
+  .command('status', { isDefault: true })
+  .description('the schema version of the database and of this release; what is pending')
+  .option('--json', 'as JSON')
+  .action(async (opts: { json?: boolean }) => {
+    const { migrateStatus } = await import('./migrate.js');
+    await migrateStatus(config(), opts.json === true);
+  });
+migrateCmd
+  .command('up')
+  .description('run the pending migrations (back up first; the server must be stopped)')
+  .option('--dry-run', 'list what would run, change nothing')
+  .action(async (opts: { dryRun?: boolean }) => {
+    const { migrateUp } = await import('./migrate.js');
+    await migrateUp(config(), opts.dryRun === true);
+  });
+
 program
   .command('backup <file>')
   .description('write a consistent copy of the SQLite database, also while the server runs')

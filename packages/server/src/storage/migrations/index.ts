@@ -15,7 +15,7 @@ import { migration as connectAttempts } from './0015-gateway-connect-attempts.js
 import { migration as eventAudience } from './0016-event-audience.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001-init': init,
   '0002-events': events,
   '0003-files': files,
