@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config/config.js';
+import { ConfigError, type Config } from './config/config.js';
+import { recordOrigin } from './domain/server-origin.js';
 import { sweepOrphanBlobs } from './domain/files/files.service.js';
 import { startRetention } from './domain/retention.js';
 import { buildApp } from './http/app.js';
@@ -21,7 +22,7 @@ export async function serve(config: Config): Promise<void> {
   refuseIfRunning(config.databaseUrl);
   const services = await openServicesPatiently(config).catch((err: unknown) => {
     // Issue 28: a database a newer release wrote says so itself (which version, what to do).
-    if (err instanceof DatabaseNewerError) throw err;
+    if (err instanceof DatabaseNewerError || err instanceof ConfigError) throw err;
     // D42: say which setting to look at, in one line.
     throw new Error(
       `cannot open the database (PARLEY_DATABASE_URL): ${err instanceof Error ? err.message : String(err)}`,
@@ -95,6 +96,11 @@ export async function serve(config: Config): Promise<void> {
     services.domain.urls.setOrigin(`${https ? 'https' : 'http'}://${host}:${addr.port}`);
   }
   const u = services.domain.urls;
+  // Issue 28: where this server answers, for commands run beside it (`parley seed --demo` prints
+  // links to it, not to the default port).
+  await recordOrigin(services.domain, u.origin).catch((err: unknown) =>
+    warn(err, 'could not record the server origin'),
+  );
   // D43: say where everything is.
   process.stdout.write(
     [
