@@ -18,7 +18,7 @@ import { migration as richMessages } from './0030-rich-messages.js';
 import { migration as interactions } from './0040-interactions.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001-init': init,
   '0002-events': events,
   '0003-files': files,
