@@ -70,8 +70,10 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     // commit; the other nodes' read it from the log row below (D72: not through Redis).
     // D71: an event for bots only (MESSAGE_EMBEDS_UPDATE) has no people's audience; D65: nor
     // has an interaction (the bot's alone).
-    if (event.people !== false && event.scope.kind !== 'bot') {
-      const people: PeopleDispatch = { type, data, audience: audienceOf(event.scope) };
+    const audience =
+      event.people === false || event.scope.kind === 'bot' ? null : audienceOf(event.scope);
+    if (audience !== null) {
+      const people: PeopleDispatch = { type, data, audience };
       this.o.hooks.afterCommit(trx, () => this.o.people(people));
     }
     // One version read for the recipients and the webhook targets (derived-cache.ts `now`).
