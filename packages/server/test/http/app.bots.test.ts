@@ -293,7 +293,7 @@ dbDescribe('D50 bot owners', () => {
     const added = await me.put(`/guilds/${guildId}/bots/${one.id}`, {});
     expect(added.status, added.raw).toBe(201);
     expect(added.body).toEqual({
-      user: { id: one.userId, name: 'one', avatar: AVATAR },
+      user: { id: one.userId, name: 'one', avatar: AVATAR, isBot: true }, // D56 adds isBot
       roles: [],
       joinedAt: expect.stringMatching(/Z$/),
     });
@@ -320,7 +320,7 @@ dbDescribe('D50 bot owners', () => {
     const ev = await c.dispatch('GUILD_MEMBER_ADD');
     expect(ev.d).toEqual({
       guildId,
-      user: { id: two.userId, name: 'two', avatar: AVATAR },
+      user: { id: two.userId, name: 'two', avatar: AVATAR, isBot: true },
       roles: [role.body.id],
       joinedAt: r.body.joinedAt,
     });
@@ -359,7 +359,10 @@ dbDescribe('D50 bot owners', () => {
     const r = await h.people(alice.token).delete(`/bots/${two.id}`);
     expect(r.status, r.raw).toBe(204);
     const ev = await watcher.dispatch('GUILD_MEMBER_REMOVE');
-    expect(ev.d).toEqual({ guildId, user: { id: two.userId, name: 'two', avatar: AVATAR } });
+    expect(ev.d).toEqual({
+      guildId,
+      user: { id: two.userId, name: 'two', avatar: AVATAR, isBot: true },
+    });
     expect((await doomed.closed).code).toBe(4004);
     expectError(await h.as(two.token).get('/bot/me'), 401, 'UNAUTHORIZED');
     expectError(await h.people(alice.token).delete(`/bots/${two.id}`), 404, 'NOT_FOUND');

@@ -118,7 +118,7 @@ dbDescribe('guild administration: bad input (D5, D6, D54)', () => {
       ],
       [
         'role extra',
-        () => owner.app.post(`/guilds/${g.id}/roles`, { name: 'x', permissions: 1, color: 1 }),
+        () => owner.app.post(`/guilds/${g.id}/roles`, { name: 'x', permissions: 1, hoist: true }),
       ],
       ['role patch empty', () => owner.app.patch(`/roles/${roleId}`, {})],
       ['role patch extra', () => owner.app.patch(`/roles/${roleId}`, { position: 1 })],

@@ -216,7 +216,8 @@ dbDescribe('gateway events (D30, D31, D34, D35)', () => {
     const removed = await c.dispatch('GUILD_MEMBER_REMOVE');
     expect(removed.d).toStrictEqual({
       guildId: w.guildId,
-      user: { id: leaver.userId, name: 'leaver', avatar: AVATAR },
+      // D56 (adds a field): the removed member is a bot
+      user: { id: leaver.userId, name: 'leaver', avatar: AVATAR, isBot: true },
     });
     await expectStatus(
       await h.as(w.human.token).post(`/channels/${w.channelId}/messages`, { content: 'gone?' }),

@@ -116,7 +116,17 @@ dbDescribe("people's gateway (D51)", () => {
           id: w.guildId,
           name: 'Guild',
           ownerId: w.owner.id,
-          roles: [{ id: w.guildId, name: '@everyone', permissions: expect.any(Number) }],
+          // D58 adds a role's position, color and mentionable
+          roles: [
+            {
+              id: w.guildId,
+              name: '@everyone',
+              permissions: expect.any(Number),
+              position: 0,
+              color: null,
+              mentionable: false,
+            },
+          ],
           // #secret is not listed: the person cannot VIEW it
           channels: [
             { id: w.channelId, guildId: w.guildId, type: 0, name: 'general', topic: 'hi' },

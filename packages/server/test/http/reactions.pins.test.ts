@@ -274,10 +274,13 @@ dbDescribe('reactions, pins and subscriptions (D63, D56)', () => {
     expect((await h.as(sub.token).get('/bot/me')).body.events).toHaveLength(3);
     const start = (await botTypes(sub.id)).length;
     const m = await msg(w.human.token);
-    await h.as(w.human.token).put(`${ch()}/messages/${m.id}/reactions/${enc('👍')}/@me`);
-    await h.as(w.human.token).delete(`${ch()}/messages/${m.id}/reactions/${enc('👍')}/@me`);
-    await h.as(w.owner.token).put(`${ch()}/pins/${m.id}`);
-    await h.admin.patch(`/channels/${w.channelId}`, { topic: 'again' });
+    for (const r of [
+      await h.as(w.human.token).put(`${ch()}/messages/${m.id}/reactions/${enc('👍')}/@me`),
+      await h.as(w.human.token).delete(`${ch()}/messages/${m.id}/reactions/${enc('👍')}/@me`),
+      await h.as(w.owner.token).put(`${ch()}/pins/${m.id}`),
+      await h.admin.patch(`/channels/${w.channelId}`, { topic: 'again' }),
+    ])
+      expect(r.status, r.raw).toBeLessThan(300);
     const types = (await botTypes(sub.id)).slice(start);
     expect(types).toEqual([
       'MESSAGE_CREATE',

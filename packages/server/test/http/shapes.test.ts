@@ -119,7 +119,11 @@ dbDescribe('response shapes', () => {
     expect(keys(list.body)).toEqual(['hasMore', 'members']);
     for (const m of list.body.members) {
       expect(keys(m)).toEqual(['joinedAt', 'user']);
-      expect(keys(m.user)).toEqual(['avatar', 'id', 'name']);
+      // D56 (adds a field): a bot member carries isBot: true; a person's user stays as it was.
+      expect(keys(m.user)).toEqual(
+        m.user.id === w.bot.userId ? ['avatar', 'id', 'isBot', 'name'] : ['avatar', 'id', 'name'],
+      );
+      if (m.user.id === w.bot.userId) expect(m.user.isBot).toBe(true);
       expect(m.joinedAt).toMatch(ISO_MS);
       expect(m.user.avatar).toMatch(/^http:\/\/parley\.test\//);
     }

@@ -29,7 +29,7 @@ export async function toViewers(
   type: 'CHANNEL_CREATE' | 'CHANNEL_UPDATE',
   channel: Channel,
 ): Promise<void> {
-  const userIds = await channelViewers(trx, channel.guildId, channel.id);
+  const userIds = await channelViewers(trx, channel.guildId, channel.id, true);
   if (userIds.length > 0)
     d.people.people(trx, { type, data: channel, audience: { kind: 'users', userIds } });
 }
@@ -144,7 +144,7 @@ export async function deleteChannel(d: Domain, actor: Actor, channelId: number):
     if (d.dialect === 'postgres')
       await trx.selectFrom('channels').select('id').where('id', '=', ch.id).forUpdate().execute();
     // D70: those who could see it hear of its end; to the others it never existed.
-    const viewers = await channelViewers(trx, ch.guildId, ch.id);
+    const viewers = await channelViewers(trx, ch.guildId, ch.id, true);
     await trx.deleteFrom('messages').where('channel_id', '=', ch.id).execute();
     await trx.deleteFrom('channel_overwrites').where('channel_id', '=', ch.id).execute();
     await trx.deleteFrom('read_states').where('channel_id', '=', ch.id).execute();

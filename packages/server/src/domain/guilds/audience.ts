@@ -19,6 +19,8 @@ export async function viewGroups(
   trx: Db,
   guildId: number,
   only?: readonly number[],
+  /** D63: bot members too (for a people's event that subscribed bots may also receive) */
+  withBots = false,
 ): Promise<ViewGroup[]> {
   const guild = await trx
     .selectFrom('guilds')
@@ -30,8 +32,8 @@ export async function viewGroups(
     .selectFrom('members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select('m.user_id')
-    .where('m.guild_id', '=', guildId)
-    .where('u.is_bot', '=', 0);
+    .where('m.guild_id', '=', guildId);
+  if (!withBots) people = people.where('u.is_bot', '=', 0);
   if (only !== undefined) {
     if (only.length === 0) return [];
     people = people.where('m.user_id', 'in', [...only]);
@@ -161,14 +163,19 @@ export async function emitViewChanges(
   }
 }
 
-/** The people among the guild's members who can VIEW the channel (as of `trx`). */
+/**
+ * The guild's members who can VIEW the channel (as of `trx`): people, and with `withBots` bot
+ * members too — a channel event's audience, so that bots subscribed to CHANNEL_* (D63) get it by
+ * the same rule (people's sessions never hold a bot's id, so the people hub skips them).
+ */
 export async function channelViewers(
   trx: Db,
   guildId: number,
   channelId: number,
+  withBots = false,
 ): Promise<number[]> {
   const ids: number[] = [];
-  for (const g of await viewGroups(trx, guildId))
+  for (const g of await viewGroups(trx, guildId, undefined, withBots))
     if (g.view.channels.some((c) => c.id === channelId)) ids.push(...g.userIds);
   return ids.sort((a, b) => a - b);
 }
