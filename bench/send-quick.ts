@@ -1,0 +1,108 @@
+/**
+ * Quick send comparison (issue 29): Parley's send and its floors, one connection count, short
+ * rounds, interleaved, with the server CPU per request beside req/s (CPU per request moves far
+ * less than req/s on a shared machine). For profiling and trying changes; `npm run bench -- send`
+ * is the measurement.
+ *
+ *   npx tsx bench/send-quick.ts [connections=50] [seconds=3] [rounds=2] [cases=sqlite,pg,floor,floor-pg,floor-pg-batch]
+ *
+ * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there.
+ */
+import { startFloor, type FloorServer } from './lib/floor-server.js';
+import { HttpClient } from './lib/http-client.js';
+import { runLoad } from './lib/load.js';
+import { buildWorld, Operator } from './lib/operator.js';
+import { startParley, type ParleyServer } from './lib/parley-server.js';
+import { cpuMs } from './lib/rss.js';
+
+const connections = Number(process.argv[2] ?? 50);
+const seconds = Number(process.argv[3] ?? 3);
+const rounds = Number(process.argv[4] ?? 2);
+const cases = (process.argv[5] ?? 'sqlite,pg,floor,floor-pg,floor-pg-batch').split(',');
+const BODY = JSON.stringify({ content: 'A benchmark message of ordinary length.' });
+const profileDir = process.env['BENCH_PROFILE_DIR'];
+
+interface Target {
+  name: string;
+  origin: string;
+  pid: number;
+  path: string;
+  token: (i: number) => string;
+  dispose: () => Promise<void>;
+}
+
+async function parley(name: string, postgres: boolean): Promise<Target> {
+  const s: ParleyServer = await startParley({
+    label: name,
+    postgres,
+    ...(profileDir ? { cpuProfDir: profileDir } : {}),
+  });
+  const op = new Operator(s);
+  const world = await buildWorld(op, 50);
+  op.close();
+  return {
+    name,
+    origin: s.origin,
+    pid: s.proc.pid,
+    path: `/api/v1/channels/${world.channelId}/messages`,
+    token: (i) => world.bots[i % world.bots.length]?.token ?? '',
+    dispose: () => s.dispose(),
+  };
+}
+
+async function floor(name: string, mode: 'sqlite' | 'pg' | 'pg-batch'): Promise<Target> {
+  const f: FloorServer = await startFloor(mode);
+  return {
+    name,
+    origin: f.origin,
+    pid: f.proc.pid,
+    path: '/api/v1/channels/1/messages',
+    token: (i) => `floor-${i % 50}`,
+    dispose: () => f.dispose(),
+  };
+}
+
+const makers: Record<string, () => Promise<Target>> = {
+  sqlite: () => parley('send (SQLite)', false),
+  pg: () => parley('send (PostgreSQL)', true),
+  floor: () => floor('floor (SQLite)', 'sqlite'),
+  'floor-pg': () => floor('floor (PostgreSQL)', 'pg'),
+  'floor-pg-batch': () => floor('floor (PostgreSQL, batched)', 'pg-batch'),
+};
+
+const targets: Target[] = [];
+// One at a time: on a busy machine several starting at once can miss their start deadline.
+for (const c of cases) targets.push(await (makers[c] as () => Promise<Target>)());
+try {
+  for (const t of targets) {
+    const probe = new HttpClient(t.origin);
+    await probe.expect('POST', t.path, 200, { token: t.token(0), body: JSON.parse(BODY) });
+    probe.close();
+  }
+  const rows: Record<string, Array<{ rps: number; cpu: number }>> = {};
+  for (let r = 0; r < rounds; r++) {
+    for (const t of targets) {
+      const load = (durationS: number) =>
+        runLoad({
+          origin: t.origin,
+          path: t.path,
+          method: 'POST',
+          body: BODY,
+          connections,
+          durationS,
+          connectionHeaders: (i) => ({ authorization: `Bearer ${t.token(i)}` }),
+        });
+      await load(1);
+      const cpu0 = cpuMs(t.pid);
+      const res = await load(seconds);
+      const cpu = (cpuMs(t.pid) - cpu0) / Math.max(1, res.ok);
+      (rows[t.name] ??= []).push({ rps: Math.round(res.reqPerSec), cpu: Number(cpu.toFixed(3)) });
+      console.log(
+        `round ${r + 1} ${t.name} @${connections}: ${Math.round(res.reqPerSec)} req/s, ${cpu.toFixed(3)} ms CPU/req, errors ${res.non2xx + res.errors}`,
+      );
+    }
+  }
+  console.log(JSON.stringify(rows));
+} finally {
+  await Promise.all(targets.map((t) => t.dispose()));
+}
