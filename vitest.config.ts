@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
 import SummaryReporter from './vitest.summary-reporter.js';
+import { workspaceAliases } from './workspace-sources.ts';
 
-// One HTTP suite, run once per SQL dialect (ARCHITECTURE habit 5): the `sqlite` and `postgres`
+// One HTTP suite, run once per SQL dialect (docs/architecture.md#habit-5): the `sqlite` and `postgres`
 // projects include the same files and differ only in PARLEY_TEST_DIALECT.
 const httpSuite = ['packages/server/test/http/**/*.test.ts'];
 
 export default defineConfig({
+  resolve: { alias: workspaceAliases },
   test: {
     reporters: ['default', new SummaryReporter()],
     testTimeout: 20_000,

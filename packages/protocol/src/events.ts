@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Id } from './ids.js';
 import { Message, MemberUser, Timestamp } from './rest.js';
 
-/** INTERFACE "Event types": exactly these eight. */
+/** docs/interface.md#event-types: exactly these eight. */
 export const EVENT_TYPES = [
   'MESSAGE_CREATE',
   'MESSAGE_UPDATE',
@@ -44,7 +44,7 @@ export interface EventDataMap {
   GUILD_MEMBER_REMOVE: Static<typeof GuildMemberRemoveData>;
 }
 
-/** INTERFACE "Event envelope": the webhook body, and the gateway's t/d (D30). */
+/** docs/interface.md#event-envelope: the webhook body, and the gateway's t/d (D30). */
 export type EventEnvelope = {
   [K in EventType]: { type: K; data: EventDataMap[K] };
 }[EventType];

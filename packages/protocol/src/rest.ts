@@ -62,7 +62,7 @@ export type SendMessageBody = Static<typeof SendMessageBody>;
 export const EditMessageBody = Type.Object({ content: Content }, { title: 'EditMessageBody' });
 export type EditMessageBody = Static<typeof EditMessageBody>;
 
-/** INTERFACE: the edit response is {id, channelId, content, editedTimestamp}. */
+/** docs/interface.md: the edit response is {id, channelId, content, editedTimestamp}. */
 export const EditedMessage = Type.Object(
   { id: Id, channelId: Id, content: Type.String(), editedTimestamp: Timestamp },
   { title: 'EditedMessage', additionalProperties: false },

@@ -10,7 +10,9 @@ import { makeWorld, startServer, type TestBot, type TestServer } from './world.j
 // started here, with a real bot's token in the environment; the others are skipped by their tag.
 const RUNNABLE = new Set(['js', 'mjs', 'ts']);
 const NOT_RUNNABLE = new Set(['sh', 'bash', 'text', 'json', 'mermaid', 'http', 'yaml', 'diff']);
-const WORK = path.join(REPO, 'node_modules/.cache/parley-doc-blocks'); // resolves the repo's packages
+// Inside the repository (its node_modules resolve bare imports) but not in node_modules, so tsx
+// maps the workspace packages to their sources (tsconfig.json `paths`) as for any of our files.
+const WORK = path.join(REPO, '.cache/parley-doc-blocks');
 
 interface Block {
   file: string;
@@ -59,7 +61,7 @@ function run(b: Block, env: Record<string, string>, ms = 4000): Promise<Ran> {
     `${b.file.replace(/\W/g, '_')}_${b.line}.${b.lang === 'ts' ? 'ts' : 'mjs'}`,
   );
   writeFileSync(file, b.code);
-  const child = spawn(process.execPath, [...(b.lang === 'ts' ? ['--import', 'tsx'] : []), file], {
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
     cwd: REPO,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
