@@ -421,7 +421,7 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
       this.retry(Math.max(1000, Math.ceil((retryAfterS ?? 1) * 1000)), 'refused 429', false);
       return;
     }
-    if (!this.everReady && status >= 300 && status < 500) {
+    if (!this.everReady && status < 500) {
       // A Parley gateway answers an upgrade with 101, 401 or 429 (D28): anything else before
       // the first READY is another server at that address.
       this.stop(

@@ -466,10 +466,17 @@ export class RestClient {
 
       if (res.status === 204) return undefined as T;
       const text = await res.text().catch(() => '');
-      // Parley answers JSON on every /api/v1 route; a page of HTML (or nothing) from a 2xx or
+      let body: unknown;
+      let json = text !== '';
+      try {
+        body = json ? JSON.parse(text) : undefined;
+      } catch {
+        json = false;
+      }
+      // Parley answers JSON on every /api/v1 route; a page of HTML (or nothing) with a 2xx or
       // 4xx means the url is not a Parley server. 5xx are left to the retries below: a proxy's
       // error page while the server restarts is not a wrong address.
-      if (res.status < 500 && !/\bjson\b/i.test(res.headers.get('content-type') ?? ''))
+      if (res.status < 500 && !json)
         throw new ParleyError(
           'NOT_PARLEY',
           `${key}: ${this.origin} answered HTTP ${res.status} ` +
@@ -477,12 +484,6 @@ export class RestClient {
             `is url the Parley server's origin?`,
           res.status,
         );
-      let body: unknown;
-      try {
-        body = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
       if (res.ok) return body as T;
       const err = errorFromBody(res.status, body, res.headers);
       if (

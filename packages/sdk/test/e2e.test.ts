@@ -6,7 +6,13 @@ import { Webhook } from 'standardwebhooks';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope, Message } from '@parley/protocol';
-import { GatewayClient, ParleyError, RestClient, verifyWebhook } from '../src/index.js';
+import {
+  GatewayClient,
+  ParleyError,
+  RestClient,
+  verifyWebhook,
+  type DebugEvent,
+} from '../src/index.js';
 import { freePort, REPO } from '../../server/test/helpers/process.js';
 import { eventually, makeWorld, startServer, type TestServer, type World } from './world.js';
 
@@ -51,10 +57,12 @@ describe('@parley/sdk end to end', () => {
   it('a burst of 100 sends finishes with no 429 reaching the app, and none on the wire', async () => {
     const bot = await w.addBot();
     const limited: string[] = [];
+    const debug: DebugEvent[] = [];
     const rest = new RestClient({
       token: bot.token,
       url: server.origin,
       onRateLimited: (i) => limited.push(i.route),
+      debug: (e) => void debug.push(e),
     });
     const started = Date.now();
     const results = await Promise.allSettled(
@@ -72,6 +80,16 @@ describe('@parley/sdk end to end', () => {
       if (seen.size === 100) break;
     }
     expect(seen.size).toBe(100);
+    // Issue #27: debug events — every request with its answer, and the queue's waits (D25).
+    const sends = debug.filter((e) => e.type === 'request' && e.method === 'POST');
+    expect(sends).toHaveLength(100);
+    expect(sends.every((e) => e.type === 'request' && e.status === 200 && e.attempt === 1)).toBe(
+      true,
+    );
+    const waits = debug.filter((e) => e.type === 'rateLimitWait');
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits[0]).toMatchObject({ bucket: 'messages', reason: 'queue' });
+    expect(JSON.stringify(debug)).not.toContain(bot.token);
   }, 40_000);
 
   it('pages history both ways and members with async iterators (D16, D20)', async () => {
@@ -245,10 +263,12 @@ describe('@parley/sdk end to end', () => {
 
   it('resumes across a server restart and loses no event (D31, D33)', async () => {
     const bot = await w.addBot('resumer');
+    const debug: DebugEvent[] = [];
     const client = new GatewayClient({
       token: bot.token,
       url: server.origin,
       reconnect: { maxMs: 4000 },
+      debug: (e) => void debug.push(e),
     });
     const got: EventEnvelope[] = [];
     const meta: string[] = [];
@@ -276,6 +296,13 @@ describe('@parley/sdk end to end', () => {
     const ids = got.map((e) => (e.data as Message).id);
     expect(ids).toEqual(sent);
     expect(meta).toEqual(['ready', 'resumed']);
+    // Issue #27: the debug events tell the story — connect, ready, reconnect, resume, resumed.
+    const kinds = debug.map((e) => e.type);
+    expect(kinds.slice(0, 2)).toEqual(['connect', 'ready']);
+    expect(kinds).toContain('reconnect');
+    const resume = debug.find((e) => e.type === 'resume');
+    expect(resume).toMatchObject({ sessionId: client.sessionId });
+    expect(kinds.indexOf('resumed')).toBeGreaterThan(kinds.indexOf('resume'));
     await client.close();
   }, 90_000);
 
