@@ -35,7 +35,10 @@ export default defineConfig({
       {
         extends: true,
         // @parley/sdk: unit tests and end-to-end tests against real server processes.
-        test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'] },
+        test: {
+          name: 'sdk',
+          include: ['packages/sdk/test/**/*.test.ts', 'packages/sdk/examples/**/*.test.ts'],
+        },
       },
       {
         // D55: the web app in a real browser (Debian's Chromium) against a real server process.

@@ -5,7 +5,7 @@ import { defineConfig } from 'tsup';
 // wire types: it is published beside the SDK as its dependency (issue #27). `ws` stays a
 // dependency, loaded only when needed.
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/testing.ts'],
   format: ['esm'],
   target: 'node20',
   platform: 'node',
