@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import SummaryReporter from './vitest.summary-reporter.js';
 import { workspaceAliases } from './workspace-sources.ts';
 
@@ -46,6 +46,8 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['packages/web/test/**/*.test.ts'],
+          // the web app's unit tests (its store, its markdown) need no browser: the unit project
+          exclude: [...configDefaults.exclude, 'packages/web/test/unit/**'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

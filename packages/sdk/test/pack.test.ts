@@ -142,6 +142,8 @@ describe('@parley/sdk from its npm tarball, outside the repository (issue #27)',
     const files = list.trim().split('\n').sort();
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.d.ts');
+    expect(files).toContain('package/dist/testing.js');
+    expect(files).toContain('package/dist/testing.d.ts');
     expect(files).toContain('package/README.md');
     expect(files).toContain('package/LICENSE');
     expect(files.filter((f) => /\/(src|test|examples)\//.test(f))).toEqual([]);
