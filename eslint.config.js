@@ -1,4 +1,4 @@
-// Type-aware lint: a floating promise in a server is a lost error (ARCHITECTURE habit 7).
+// Type-aware lint: a floating promise in a server is a lost error (docs/architecture.md#habit-7).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

@@ -1,11 +1,13 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import SummaryReporter from './vitest.summary-reporter.js';
+import { workspaceAliases } from './workspace-sources.ts';
 
-// One HTTP suite, run once per SQL dialect (ARCHITECTURE habit 5): the `sqlite` and `postgres`
+// One HTTP suite, run once per SQL dialect (docs/architecture.md#habit-5): the `sqlite` and `postgres`
 // projects include the same files and differ only in PARLEY_TEST_DIALECT.
 const httpSuite = ['packages/server/test/http/**/*.test.ts'];
 
 export default defineConfig({
+  resolve: { alias: workspaceAliases },
   test: {
     reporters: ['default', new SummaryReporter()],
     testTimeout: 20_000,
@@ -33,7 +35,10 @@ export default defineConfig({
       {
         extends: true,
         // @parley/sdk: unit tests and end-to-end tests against real server processes.
-        test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'] },
+        test: {
+          name: 'sdk',
+          include: ['packages/sdk/test/**/*.test.ts', 'packages/sdk/examples/**/*.test.ts'],
+        },
       },
       {
         // D55: the web app in a real browser (Debian's Chromium) against a real server process.

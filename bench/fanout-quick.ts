@@ -6,7 +6,7 @@
  *   npx tsx bench/fanout-quick.ts [messages=1000]
  *
  * Prints p50/p90/p99/max of (a) POST → MESSAGE_CREATE arrival and, as the same-run baseline
- * (ARCHITECTURE habit 9), (b) the POST's own round trip, and their ratio.
+ * (docs/architecture.md#habit-9), (b) the POST's own round trip, and their ratio.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Rate-limiter overhead (issue 3, acceptance 6): decisions per second of each store, as a ratio
- * against a baseline measured in the same run (ARCHITECTURE habit 9), plus what a limited
+ * against a baseline measured in the same run (docs/architecture.md#habit-9), plus what a limited
  * request costs end to end compared with the same request with limits off.
  *
  *   npx tsx bench/ratelimit.bench.ts   (≈ 30 s; BENCH_MS=200 BENCH_ROUNDS=1 for a quick look)

@@ -3,7 +3,7 @@ import { BenchSkip } from './types.js';
 import { nowMs } from './stats.js';
 
 /**
- * A minimal gateway client written from DECISIONS.md D28–D32 alone: connect with
+ * A minimal gateway client written from docs/protocol.md D28–D32 alone: connect with
  * `Authorization: Bearer <token>`, receive op 10 HELLO, then a READY dispatch, then op 0
  * dispatches; heartbeat every heartbeatInterval. Times are `nowMs()` (monotonic, comparable
  * across processes).

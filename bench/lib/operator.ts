@@ -9,7 +9,7 @@ export interface BotHandle {
   readonly name: string;
 }
 
-/** INTERFACE "Limits": at most 3 bots per account, so many bots need many owners. */
+/** docs/interface.md#limits: at most 3 bots per account, so many bots need many owners. */
 const BOTS_PER_OWNER = 3;
 
 export class Operator {

@@ -2,12 +2,14 @@
 // (`jsxImportSource`), which is all @preact/preset-vite would add for a production build.
 import process from 'node:process';
 import { defineConfig } from 'vite';
+import { workspaceAliases } from '../../workspace-sources.ts';
 
 const api = process.env.PARLEY_DEV_API ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
+  resolve: { alias: workspaceAliases },
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
   build: {
     outDir: 'dist',

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 
 /**
- * Every error code the server sends (INTERFACE "Errors" + D6), with its HTTP status.
+ * Every error code the server sends (docs/interface.md#errors + D6), with its HTTP status.
  * This is the single registry: the server maps codes to statuses from it and the docs list it.
  */
 export const ERROR_STATUS = {

@@ -3,7 +3,7 @@ import { Id } from './ids.js';
 import { Message, MemberUser, Timestamp } from './rest.js';
 import type { ChannelPinsUpdateData, MessageEmbedsUpdateData, ReactionEventData } from './rich.js';
 
-/** INTERFACE "Event types": exactly these eight. */
+/** docs/interface.md#event-types: exactly these eight. */
 export const EVENT_TYPES = [
   'MESSAGE_CREATE',
   'MESSAGE_UPDATE',
@@ -57,7 +57,7 @@ export interface RichEventDataMap {
 }
 export type RichEventType = keyof RichEventDataMap;
 
-/** INTERFACE "Event envelope": the webhook body, and the gateway's t/d (D30). */
+/** docs/interface.md#event-envelope: the webhook body, and the gateway's t/d (D30). */
 export type EventEnvelope = {
   [K in EventType]: { type: K; data: EventDataMap[K] };
 }[EventType];

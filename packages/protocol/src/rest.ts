@@ -136,7 +136,7 @@ export const EditMessageBody = Type.Object(
 );
 export type EditMessageBody = Static<typeof EditMessageBody>;
 
-/** INTERFACE: the edit response is {id, channelId, content, editedTimestamp}. */
+/** docs/interface.md: the edit response is {id, channelId, content, editedTimestamp}. */
 export const EditedMessage = Type.Object(
   { id: Id, channelId: Id, content: Type.String(), editedTimestamp: Timestamp },
   { title: 'EditedMessage', additionalProperties: false },

@@ -26,8 +26,12 @@ export class Bucket {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Wait until a request may go out in this bucket; call `release()` when its answer is in. */
-  async acquire(): Promise<void> {
+  /**
+   * Wait until a request may go out in this bucket; call `release()` when its answer is in.
+   * `onWait` hears once, with the estimated wait in ms, when the limit makes it wait.
+   */
+  async acquire(onWait?: (ms: number) => void): Promise<void> {
+    let told = false;
     for (;;) {
       if (this.limit === undefined) {
         if (this.inflight === 0) break;
@@ -38,6 +42,8 @@ export class Bucket {
       if (available >= 1) break;
       const untilFull = this.fullAt - this.now();
       const wait = this.rate > 0 ? Math.ceil((1 - available) / this.rate) : untilFull;
+      if (!told) onWait?.(Math.max(0, wait));
+      told = true;
       await this.waitForRelease(
         Math.max(5, Math.min(wait, untilFull > 0 ? untilFull : wait, 5000)),
       );

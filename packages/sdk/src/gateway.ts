@@ -6,6 +6,7 @@ import type {
   ReadyData,
 } from '@parley/protocol';
 import { GatewayClose, GatewayOp } from '@parley/protocol/gateway';
+import { originOf, tell, type DebugListener } from './debug.js';
 import { Emitter } from './emitter.js';
 import { ParleyError } from './errors.js';
 
@@ -40,7 +41,8 @@ interface Socket {
 interface SocketHandlers {
   open(): void;
   message(text: string): void;
-  close(code: number, reason: string): void;
+  /** `error`: why a connection that never opened failed (ECONNREFUSED, …), when known */
+  close(code: number, reason: string, error?: string): void;
   /** the upgrade was answered with an HTTP status instead (D28) */
   refused(status: number, retryAfterS: number | undefined, body: string): void;
 }
@@ -62,6 +64,13 @@ export interface GatewayOptions {
   reconnect?: { minMs?: number; maxMs?: number };
   /** a WebSocket to use instead of the global one / `ws` */
   webSocket?: WebSocketFactory;
+  /**
+   * `connect()` gives up when no READY came within this long (default 15,000 ms): a wrong
+   * address or a server that never answers fails with an error instead of waiting forever
+   */
+  connectTimeoutMs?: number;
+  /** hears each connection, reconnect and resume (see {@link DebugEvent}) */
+  debug?: DebugListener | undefined;
 }
 
 /** D33, what a client should do after each close code. */
@@ -106,13 +115,21 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
   private awaitingAck = false;
   private firstReady: { resolve(r: ReadyData): void; reject(e: unknown): void } | undefined;
   private stopError: ParleyError | undefined;
+  private readonly connectTimeoutMs: number;
+  private readonly debug: DebugListener | undefined;
+  /** a READY has been seen: from then on failures are reconnected, not reported */
+  private everReady = false;
+  private connectTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(opts: GatewayOptions) {
     super();
     if (!opts.token) throw new TypeError('GatewayClient: a bot token is required');
     this.token = opts.token;
-    const origin = (opts.url ?? 'http://127.0.0.1:8080').replace(/\/+$/, '').replace(/^http/, 'ws');
-    this.url = opts.gatewayUrl ?? `${origin}/gateway`;
+    // A URL ending in /api/v1 or /gateway (or not a URL) is refused here, saying what to pass.
+    this.url =
+      opts.gatewayUrl ?? `${originOf(opts.url, 'GatewayClient').replace(/^http/, 'ws')}/gateway`;
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? 15_000;
+    this.debug = opts.debug;
     this.minMs = Math.max(1000, opts.reconnect?.minMs ?? 1000);
     this.maxMs = Math.max(this.minMs, opts.reconnect?.maxMs ?? 30_000);
     this.factory = opts.webSocket;
@@ -127,6 +144,22 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
     const ready = new Promise<ReadyData>(
       (resolve, reject) => (this.firstReady = { resolve, reject }),
     );
+    if (!this.everReady && !this.connectTimer) {
+      this.connectTimer = setTimeout(() => {
+        this.connectTimer = undefined;
+        if (this.everReady) return;
+        this.socket?.terminate();
+        this.stop(
+          new ParleyError(
+            'TIMEOUT',
+            `no READY from the gateway at ${this.url} within ${this.connectTimeoutMs / 1000} s ` +
+              `(connectTimeoutMs): is url the Parley server's origin?`,
+            0,
+          ),
+        );
+      }, this.connectTimeoutMs);
+      this.connectTimer.unref?.();
+    }
     if (this.state === 'idle') void this.open();
     return ready;
   }
@@ -193,6 +226,9 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
       this.sessionId === undefined
         ? this.url
         : `${this.url}?sessionId=${encodeURIComponent(this.sessionId)}&seq=${this.seq}`;
+    tell(this.debug, { type: 'connect', url: this.url, resume: this.sessionId !== undefined });
+    if (this.sessionId !== undefined)
+      tell(this.debug, { type: 'resume', sessionId: this.sessionId, seq: this.seq });
     const factory = this.factory ?? (await defaultFactory());
     let settled = false;
     const settle = (): boolean => {
@@ -214,10 +250,10 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
           helloTimer = undefined;
           this.onFrame(socket, text);
         },
-        close: (code, reason) => {
+        close: (code, reason, error) => {
           if (helloTimer) clearTimeout(helloTimer);
           if (!settle()) return;
-          this.onClose(socket, code, reason);
+          this.onClose(socket, code, reason, error);
         },
         refused: (status, retryAfterS, body) => {
           if (!settle()) return;
@@ -276,6 +312,10 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
       this.sessionId = ready.sessionId;
       if (s !== undefined) this.seq = s;
       this.failures = 0;
+      this.everReady = true;
+      if (this.connectTimer) clearTimeout(this.connectTimer);
+      this.connectTimer = undefined;
+      tell(this.debug, { type: 'ready', sessionId: ready.sessionId });
       this.emit('ready', ready);
       this.firstReady?.resolve(ready);
       this.firstReady = undefined;
@@ -284,6 +324,7 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
     if (t === 'RESUMED') {
       if (s !== undefined && s > this.seq) this.seq = s;
       this.failures = 0;
+      tell(this.debug, { type: 'resumed', seq: this.seq });
       this.emit('resumed');
       return;
     }
@@ -326,12 +367,24 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
     this.heartbeat = undefined;
   }
 
-  private onClose(socket: Socket, code: number, reason: string): void {
+  private onClose(socket: Socket, code: number, reason: string, error?: string): void {
     if (socket !== this.socket) return;
     this.socket = undefined;
     this.stopHeartbeat();
     if (this.state === 'stopped') {
       this.closedWaiter?.();
+      return;
+    }
+    if (!this.everReady && error !== undefined) {
+      // The first connection never opened: a wrong address or no server. Say so now rather
+      // than retrying silently (after a READY, drops are reconnected as usual).
+      const why =
+        error === 'ECONNREFUSED'
+          ? `connection refused — is Parley running at ${this.url}?`
+          : error === 'ENOTFOUND' || error === 'EAI_AGAIN'
+            ? `the host of ${this.url} was not found (DNS) — is the url right?`
+            : `${this.url}: ${error}`;
+      this.stop(new ParleyError('NETWORK_ERROR', `cannot connect to the gateway: ${why}`, 0));
       return;
     }
     const action = actionFor(code);
@@ -368,6 +421,19 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
       this.retry(Math.max(1000, Math.ceil((retryAfterS ?? 1) * 1000)), 'refused 429', false);
       return;
     }
+    if (!this.everReady && status < 500) {
+      // A Parley gateway answers an upgrade with 101, 401 or 429 (D28): anything else before
+      // the first READY is another server at that address.
+      this.stop(
+        new ParleyError(
+          'NOT_PARLEY',
+          `${this.url} answered the WebSocket upgrade with HTTP ${status}: not a Parley gateway — ` +
+            `is url the Parley server's origin (without /api/v1)?`,
+          status,
+        ),
+      );
+      return;
+    }
     this.retry(this.nextDelay(), `refused ${status}`);
   }
 
@@ -380,6 +446,12 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
   private retry(delayMs: number, reason: string, count = true): void {
     if (this.state === 'stopped') return;
     this.state = 'waiting';
+    tell(this.debug, {
+      type: 'reconnect',
+      attempt: count ? this.failures : this.failures + 1,
+      delayMs,
+      reason,
+    });
     this.emit('reconnecting', {
       attempt: count ? this.failures : this.failures + 1,
       delayMs,
@@ -397,6 +469,8 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
     this.stopError = error;
     this.stopHeartbeat();
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    this.connectTimer = undefined;
     if (error) this.firstReady?.reject(error);
     else this.firstReady?.reject(new ParleyError('STOPPED', 'the client was closed', 0));
     this.firstReady = undefined;
@@ -416,13 +490,21 @@ async function defaultFactory(): Promise<WebSocketFactory> {
   const { default: WS } = await import('ws');
   return (url, headers, on) => {
     const ws = new WS(url, { headers, maxPayload: 16 * 1024 * 1024 });
-    ws.on('open', () => on.open());
+    let opened = false;
+    let failure: string | undefined;
+    ws.on('open', () => {
+      opened = true;
+      on.open();
+    });
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       if (!isBinary) on.message(data.toString('utf8'));
     });
-    ws.on('close', (code: number, reason: Buffer) => on.close(code, reason.toString()));
-    ws.on('error', () => {
-      // 'close' follows (code 1006)
+    ws.on('close', (code: number, reason: Buffer) =>
+      on.close(code, reason.toString(), opened ? undefined : failure),
+    );
+    ws.on('error', (err: Error & { code?: string }) => {
+      // 'close' follows (code 1006); before 'open' this says why the connection failed
+      failure = err.code ?? err.message;
     });
     ws.on('unexpected-response', (req, res) => {
       // D28: the upgrade was answered with an HTTP status (401, 429 with Retry-After, …).
@@ -447,7 +529,7 @@ type GlobalWebSocket = new (url: string, opts?: unknown) => WebSocket;
 
 /**
  * The standard WebSocket does not tell why a connection failed before opening. Then the token
- * is checked with `GET /api/v1/bot/me` (INTERFACE "Authentication" 10): a 401 there stops the
+ * is checked with `GET /api/v1/bot/me` (docs/interface.md#authentication): a 401 there stops the
  * client as a 401 refusal would (D28), anything else is treated as a dropped link.
  */
 function globalFactory(G: GlobalWebSocket): WebSocketFactory {
@@ -467,9 +549,14 @@ function globalFactory(G: GlobalWebSocket): WebSocketFactory {
       fetch(`${origin}/api/v1/bot/me`, { headers })
         .then(async (res) => {
           if (res.status === 401) on.refused(401, undefined, await res.text());
+          // Not Parley's JSON: another server at this address (reported as its status).
+          else if (!/\bjson\b/i.test(res.headers.get('content-type') ?? ''))
+            on.refused(res.status >= 300 && res.status < 500 ? res.status : 404, undefined, '');
           else on.close(e.code, e.reason);
         })
-        .catch(() => on.close(e.code, e.reason));
+        .catch((err: { cause?: { code?: string } }) =>
+          on.close(e.code, e.reason, err.cause?.code ?? 'connection failed'),
+        );
     };
     return {
       send: (d) => ws.send(d),

@@ -22,6 +22,7 @@ export type {
   UploadQuota,
 } from '@parley/protocol';
 export { ParleyError, errorFromBody } from './errors.js';
+export type { DebugEvent, DebugListener } from './debug.js';
 export { splitContent, MAX_CONTENT } from './split.js';
 export {
   RestClient,

@@ -13,6 +13,7 @@ import type {
   UploadQuota,
 } from '@parley/protocol';
 import { Bucket } from './bucket.js';
+import { originOf, tell, type DebugListener } from './debug.js';
 import { errorFromBody, ParleyError } from './errors.js';
 import { splitContent } from './split.js';
 import { toUploadBlob, msgTypeOf, type UploadSource, type UploadOptions } from './upload.js';
@@ -33,6 +34,10 @@ export interface RestOptions {
   fetch?: typeof fetch;
   /** called when the server answered 429 despite the queues (another program shares the token) */
   onRateLimited?: (info: { bucket: string; retryAfter: number; route: string }) => void;
+  /** give up on an answer after this long (default 15,000 ms); a call safe to repeat is retried */
+  timeoutMs?: number;
+  /** hears each request, each wait for a rate limit (see {@link DebugEvent}) */
+  debug?: DebugListener | undefined;
 }
 
 export interface PageOptions {
@@ -97,13 +102,21 @@ export class RestClient {
   private readonly maxRetries: number;
   private readonly maxRateLimitRetries: number;
   private readonly onRateLimited: RestOptions['onRateLimited'];
+  private readonly timeoutMs: number;
+  private readonly debug: DebugListener | undefined;
+  /** the server's origin (`http://host:port`), as given without `/api/v1` */
+  readonly origin: string;
   private readonly buckets = new Map<string, Bucket>();
   private readonly routeBucket = new Map<string, string>();
 
   constructor(opts: RestOptions) {
     if (!opts.token) throw new TypeError('RestClient: a bot token is required');
     this.token = opts.token;
-    this.baseUrl = `${(opts.url ?? 'http://127.0.0.1:8080').replace(/\/+$/, '')}/api/v1`;
+    // A URL ending in /api/v1 (or not a URL) is refused here, saying what to pass instead.
+    this.origin = originOf(opts.url, 'RestClient');
+    this.baseUrl = `${this.origin}/api/v1`;
+    this.timeoutMs = opts.timeoutMs ?? 15_000;
+    this.debug = opts.debug;
     this.fetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
     this.maxRetries = opts.maxRetries ?? 3;
     this.maxRateLimitRetries = opts.maxRateLimitRetries ?? 10;
@@ -111,7 +124,7 @@ export class RestClient {
   }
 
   readonly bot = {
-    /** GET /bot/me: the bot (and a cheap token check, INTERFACE "Authentication" 10) */
+    /** GET /bot/me: the bot (and a cheap token check, docs/interface.md#authentication) */
     me: (): Promise<Bot> => this.request({ route: '/bot/me', method: 'GET', idempotent: true }),
   };
 
@@ -361,6 +374,10 @@ export class RestClient {
     });
   }
 
+  private describeFailure(key: string, err: unknown): ParleyError {
+    return failureOf(key, this.origin, this.timeoutMs, err);
+  }
+
   private bucketFor(key: string, name: string): Bucket {
     let b = this.buckets.get(name);
     if (!b) this.buckets.set(name, (b = new Bucket(name)));
@@ -388,7 +405,17 @@ export class RestClient {
         key,
         this.routeBucket.get(key) ?? guessBucket(call.method, call.route),
       );
-      await bucket.acquire();
+      await bucket.acquire((waitMs) =>
+        tell(this.debug, {
+          type: 'rateLimitWait',
+          bucket: bucket.name,
+          route: key,
+          waitMs,
+          reason: 'queue',
+        }),
+      );
+      const attempt = failures + limited + 1;
+      const started = Date.now();
       let res: Response;
       try {
         const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
@@ -402,30 +429,61 @@ export class RestClient {
           method: call.method,
           headers,
           ...(body === undefined ? {} : { body }),
+          signal: AbortSignal.timeout(this.timeoutMs),
         });
       } catch (err) {
         bucket.release();
+        const failure = this.describeFailure(key, err);
+        tell(this.debug, {
+          type: 'request',
+          method: call.method,
+          route: call.route,
+          url,
+          status: 0,
+          ms: Date.now() - started,
+          attempt,
+          error: failure.message,
+        });
         if (call.idempotent && failures < this.maxRetries) {
           await sleep(backoff(failures++));
           continue;
         }
-        throw new ParleyError('NETWORK_ERROR', `${key}: ${(err as Error).message}`, 0, {
-          cause: err,
-        });
+        throw failure;
       }
+      tell(this.debug, {
+        type: 'request',
+        method: call.method,
+        route: call.route,
+        url,
+        status: res.status,
+        ms: Date.now() - started,
+        attempt,
+      });
       const named = res.headers.get('x-ratelimit-bucket');
       const target = named && named !== bucket.name ? this.bucketFor(key, named) : bucket;
       target.update(res.headers);
       bucket.release();
 
       if (res.status === 204) return undefined as T;
-      const text = await res.text();
+      const text = await res.text().catch(() => '');
       let body: unknown;
+      let json = text !== '';
       try {
-        body = text === '' ? undefined : JSON.parse(text);
+        body = json ? JSON.parse(text) : undefined;
       } catch {
-        body = undefined;
+        json = false;
       }
+      // Parley answers JSON on every /api/v1 route; a page of HTML (or nothing) with a 2xx or
+      // 4xx means the url is not a Parley server. 5xx are left to the retries below: a proxy's
+      // error page while the server restarts is not a wrong address.
+      if (res.status < 500 && !json)
+        throw new ParleyError(
+          'NOT_PARLEY',
+          `${key}: ${this.origin} answered HTTP ${res.status} ` +
+            `(${res.headers.get('content-type') ?? 'no content type'}), not a Parley API answer — ` +
+            `is url the Parley server's origin?`,
+          res.status,
+        );
       if (res.ok) return body as T;
       const err = errorFromBody(res.status, body, res.headers);
       if (
@@ -437,6 +495,13 @@ export class RestClient {
         const wait = err.retryAfter ?? 1;
         limited++;
         target.exhausted(wait);
+        tell(this.debug, {
+          type: 'rateLimitWait',
+          bucket: target.name,
+          route: key,
+          waitMs: Math.round(wait * 1000),
+          reason: '429',
+        });
         this.onRateLimited?.({ bucket: target.name, retryAfter: wait, route: key });
         continue;
       }
@@ -447,6 +512,28 @@ export class RestClient {
       throw err;
     }
   }
+}
+
+/** What went wrong when no answer came, in words a bot author can act on. */
+function failureOf(key: string, origin: string, timeoutMs: number, err: unknown): ParleyError {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError')
+    return new ParleyError(
+      'TIMEOUT',
+      `${key}: no answer from ${origin} within ${timeoutMs / 1000} s (timeoutMs)`,
+      0,
+      { cause: err },
+    );
+  const code = e?.cause?.code;
+  const why =
+    code === 'ECONNREFUSED'
+      ? `connection refused by ${origin} — is Parley running there?`
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? `${new URL(origin).hostname} was not found (DNS) — is the url right?`
+        : code === 'ECONNRESET'
+          ? `${origin} closed the connection`
+          : `${origin}: ${e?.cause?.message ?? e?.message ?? String(err)}`;
+  return new ParleyError('NETWORK_ERROR', `${key}: ${why}`, 0, { cause: err });
 }
 
 /** 0.5 s, 1 s, 2 s, … (capped at 8 s), with jitter. */

@@ -10,7 +10,9 @@ import { makeWorld, startServer, type TestBot, type TestServer } from './world.j
 // started here, with a real bot's token in the environment; the others are skipped by their tag.
 const RUNNABLE = new Set(['js', 'mjs', 'ts']);
 const NOT_RUNNABLE = new Set(['sh', 'bash', 'text', 'json', 'mermaid', 'http', 'yaml', 'diff']);
-const WORK = path.join(REPO, 'node_modules/.cache/parley-doc-blocks'); // resolves the repo's packages
+// Inside the repository (its node_modules resolve bare imports) but not in node_modules, so tsx
+// maps the workspace packages to their sources (tsconfig.json `paths`) as for any of our files.
+const WORK = path.join(REPO, '.cache/parley-doc-blocks');
 
 interface Block {
   file: string;
@@ -59,7 +61,9 @@ function run(b: Block, env: Record<string, string>, ms = 4000): Promise<Ran> {
     `${b.file.replace(/\W/g, '_')}_${b.line}.${b.lang === 'ts' ? 'ts' : 'mjs'}`,
   );
   writeFileSync(file, b.code);
-  const child = spawn(process.execPath, [...(b.lang === 'ts' ? ['--import', 'tsx'] : []), file], {
+  // tsx for TypeScript, and for a block using our packages (their sources, not a build)
+  const tsx = b.lang === 'ts' || b.code.includes("from '@parley/");
+  const child = spawn(process.execPath, [...(tsx ? ['--import', 'tsx'] : []), file], {
     cwd: REPO,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -114,7 +118,8 @@ describe('code blocks of README.md and docs/*.md', () => {
     const runnable = codeBlocks().filter((b) => RUNNABLE.has(b.lang));
     expect(runnable.length).toBeGreaterThanOrEqual(3);
     for (const b of runnable) {
-      const r = await run(b, env);
+      // A block that starts its own test server (@parley/sdk/testing) ends by itself.
+      const r = await run(b, env, b.code.includes('@parley/sdk/testing') ? 90_000 : 4000);
       // It ended well, or was still running when stopped; nothing on stderr (no uncaught error).
       expect(
         r.code === 0 || r.code === null,
@@ -124,7 +129,7 @@ describe('code blocks of README.md and docs/*.md', () => {
       // One connection per bot (D29): let the next block's connection not replace this one's.
       await new Promise((res) => setTimeout(res, 1100));
     }
-  }, 120_000);
+  }, 240_000);
 
   it("gateway.md's minimal client receives READY, and survives a refused connection", async () => {
     const block = codeBlocks().find((b) => b.file === 'docs/gateway.md' && b.lang === 'js')!;

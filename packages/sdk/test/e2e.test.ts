@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,8 +5,13 @@ import { Webhook } from 'standardwebhooks';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope, Message } from '@parley/protocol';
-import { GatewayClient, ParleyError, RestClient, verifyWebhook } from '../src/index.js';
-import { freePort, REPO } from '../../server/test/helpers/process.js';
+import {
+  GatewayClient,
+  ParleyError,
+  RestClient,
+  verifyWebhook,
+  type DebugEvent,
+} from '../src/index.js';
 import { eventually, makeWorld, startServer, type TestServer, type World } from './world.js';
 
 // Issue 14: the SDK against a real server process at the default limits (D25: messages 10/s
@@ -51,10 +55,12 @@ describe('@parley/sdk end to end', () => {
   it('a burst of 100 sends finishes with no 429 reaching the app, and none on the wire', async () => {
     const bot = await w.addBot();
     const limited: string[] = [];
+    const debug: DebugEvent[] = [];
     const rest = new RestClient({
       token: bot.token,
       url: server.origin,
       onRateLimited: (i) => limited.push(i.route),
+      debug: (e) => void debug.push(e),
     });
     const started = Date.now();
     const results = await Promise.allSettled(
@@ -72,6 +78,16 @@ describe('@parley/sdk end to end', () => {
       if (seen.size === 100) break;
     }
     expect(seen.size).toBe(100);
+    // Issue #27: debug events — every request with its answer, and the queue's waits (D25).
+    const sends = debug.filter((e) => e.type === 'request' && e.method === 'POST');
+    expect(sends).toHaveLength(100);
+    expect(sends.every((e) => e.type === 'request' && e.status === 200 && e.attempt === 1)).toBe(
+      true,
+    );
+    const waits = debug.filter((e) => e.type === 'rateLimitWait');
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits[0]).toMatchObject({ bucket: 'messages', reason: 'queue' });
+    expect(JSON.stringify(debug)).not.toContain(bot.token);
   }, 40_000);
 
   it('pages history both ways and members with async iterators (D16, D20)', async () => {
@@ -135,70 +151,7 @@ describe('@parley/sdk end to end', () => {
     expect(seen.messages[0]).toEqual(sent);
   });
 
-  describe('examples', () => {
-    const children: ChildProcess[] = [];
-    afterAll(() => {
-      for (const c of children) c.kill('SIGTERM');
-    });
-    const run = (file: string, env: Record<string, string>): Promise<ChildProcess> => {
-      const child = spawn(process.execPath, ['--import', 'tsx', `packages/sdk/examples/${file}`], {
-        cwd: REPO,
-        env: { ...process.env, PARLEY_URL: server.origin, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      children.push(child);
-      let out = '';
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${file} did not start: ${out}`)), 30_000);
-        child.stdout.on('data', (c: Buffer) => {
-          out += c.toString();
-          if (/online|listening/.test(out)) {
-            clearTimeout(timer);
-            resolve(child);
-          }
-        });
-        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-        child.once('exit', (code) => reject(new Error(`${file} exited ${code}: ${out}`)));
-      });
-    };
-    const answerTo = async (text: string, authorId: number): Promise<Message> => {
-      const [asked] = await human.messages.send(w.channelId, text);
-      return eventually(async () => {
-        const page = await human.messages.list(w.channelId, { after: asked!.id });
-        return page.messages.find((m) => m.author.id === authorId);
-      });
-    };
-
-    it('echo-bot.ts answers with the same text', async () => {
-      const bot = await w.addBot('echo');
-      await run('echo-bot.ts', { PARLEY_TOKEN: bot.token });
-      const answer = await answerTo('hello echo', bot.userId);
-      expect(answer.content).toBe('hello echo');
-    }, 60_000);
-
-    it('cat-bot.ts answers !cat with an uploaded image that the CDN serves (D15, D22)', async () => {
-      const bot = await w.addBot('cat');
-      await run('cat-bot.ts', { PARLEY_TOKEN: bot.token });
-      const answer = await answerTo('!cat', bot.userId);
-      expect(answer.content).toMatch(new RegExp(`^${server.origin}/cdn/files/\\d+/cat\\.png$`));
-      const res = await fetch(answer.content);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toBe('image/png');
-    }, 60_000);
-
-    it('webhook-bot.ts verifies signed deliveries and answers (D38)', async () => {
-      const bot = await w.addBot('hook');
-      const port = await freePort();
-      await run('webhook-bot.ts', {
-        PARLEY_TOKEN: bot.token,
-        PARLEY_WEBHOOK_SECRET: bot.webhookSecret,
-        PORT: String(port),
-      });
-      await w.admin('PUT', `/bots/${bot.id}/webhook`, { url: `http://127.0.0.1:${port}/` });
-      const answer = await answerTo('hello hook', bot.userId);
-      expect(answer.content).toBe('hello hook');
-    }, 60_000);
-  });
+  // The example bots' tests live beside them (examples/*.test.ts, on @parley/sdk/testing).
 
   it('D68: a real delivery verifies with the standardwebhooks package and with verifyWebhook; replayed 6 minutes later the SDK refuses it', async () => {
     const bot = await w.addBot('standard');
@@ -245,10 +198,12 @@ describe('@parley/sdk end to end', () => {
 
   it('resumes across a server restart and loses no event (D31, D33)', async () => {
     const bot = await w.addBot('resumer');
+    const debug: DebugEvent[] = [];
     const client = new GatewayClient({
       token: bot.token,
       url: server.origin,
       reconnect: { maxMs: 4000 },
+      debug: (e) => void debug.push(e),
     });
     const got: EventEnvelope[] = [];
     const meta: string[] = [];
@@ -276,6 +231,13 @@ describe('@parley/sdk end to end', () => {
     const ids = got.map((e) => (e.data as Message).id);
     expect(ids).toEqual(sent);
     expect(meta).toEqual(['ready', 'resumed']);
+    // Issue #27: the debug events tell the story — connect, ready, reconnect, resume, resumed.
+    const kinds = debug.map((e) => e.type);
+    expect(kinds.slice(0, 2)).toEqual(['connect', 'ready']);
+    expect(kinds).toContain('reconnect');
+    const resume = debug.find((e) => e.type === 'resume');
+    expect(resume).toMatchObject({ sessionId: client.sessionId });
+    expect(kinds.indexOf('resumed')).toBeGreaterThan(kinds.indexOf('resume'));
     await client.close();
   }, 90_000);
 

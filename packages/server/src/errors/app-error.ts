@@ -1,7 +1,7 @@
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '@parley/protocol';
 
 /**
- * Errors are data (ARCHITECTURE habit 1): domain code throws an AppError with a stable code;
+ * Errors are data (docs/architecture.md#habit-1): domain code throws an AppError with a stable code;
  * exactly one place (http/plugins/error-handler.ts) turns it into an HTTP status and the D5 body.
  */
 export class AppError extends Error {

@@ -4,7 +4,7 @@ import type { Db } from '../storage/db.js';
 import { GroupCommit } from '../storage/group-commit.js';
 
 /**
- * After-commit callbacks for transactions (ARCHITECTURE habit 3: only what committed is
+ * After-commit callbacks for transactions (docs/architecture.md#habit-3: only what committed is
  * published). Kysely has no commit hook, so the Domain's `db` is wrapped: `transaction().execute`
  * remembers each transaction object while it runs, `afterCommit(trx, fn)` queues `fn` on it, and
  * the queue runs once `execute` has resolved — i.e. after COMMIT. A transaction that throws rolls

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { LocalBlobStore } from './local-blob-store.js';
 
 /**
- * Where uploaded bytes live (ARCHITECTURE: infrastructure with two forms sits behind a small
+ * Where uploaded bytes live (docs/architecture.md: infrastructure with two forms sits behind a small
  * interface). The local directory under the data dir is the default; an S3-compatible store can
  * implement the same contract later (create = multipart upload to a staging key, commit =
  * complete + copy, read = ranged GET).

@@ -22,7 +22,7 @@ import { MarkKind, withMark, type Mark } from './session-marks.js';
 import { SocketLink } from './socket-link.js';
 
 /**
- * One gateway connection as an explicit state machine (ARCHITECTURE habit 4):
+ * One gateway connection as an explicit state machine (docs/architecture.md#habit-4):
  *
  *   handshake ──fresh READY──────────────▶ live ──▶ closed
  *       │                                   ▲

@@ -5,7 +5,7 @@ import type { Db } from '../storage/db.js';
 import { frameInto, frameLength, frameOf, frameParts, type FrameParts } from './frame-template.js';
 
 /**
- * D51 fan-out of people's events on one node (ARCHITECTURE habit 10: one event, many sockets).
+ * D51 fan-out of people's events on one node (docs/architecture.md#habit-10: one event, many sockets).
  * Each event arrives once (events.onPeople: committed here, or on another node via Redis) and is
  * serialized once. Reaching a person is a walk of memory and nothing is stored per recipient but
  * a reference: a channel's event walks the channel → sessions index (D34's VIEW rule applied in

@@ -76,7 +76,7 @@ declare module 'fastify' {
 const NO_STORE_PREFIX = /^\/(api|app|admin)(\/|\?|$)/;
 
 /**
- * The Fastify instance, never listening: main.ts listens, tests use inject() (ARCHITECTURE).
+ * The Fastify instance, never listening: main.ts listens, tests use inject() (docs/architecture.md).
  */
 export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<FastifyInstance> {
   const deps: AppDeps = {

@@ -58,7 +58,7 @@ const SCHEMES: Record<string, { limited: boolean; forbidden: 'never' | 'onResour
 const UNKNOWN_SCHEME = { limited: true, forbidden: 'always' } as const;
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
-  bot: 'The calling bot (INTERFACE "Resources"; D8 tokens).',
+  bot: 'The calling bot (docs/interface.md#resources; D8 tokens).',
   messages: 'Guild channel messages: send, list (newest first, D16), edit and delete (D13–D18).',
   channels: 'Channels of a guild the caller can view (D12, D19).',
   members: 'Guild members, by user id ascending (D20).',

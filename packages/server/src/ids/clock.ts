@@ -1,4 +1,4 @@
-/** The clock is the one thing tests may fake (DEVELOPERS.md: mock only the clock and the far edge). */
+/** The clock is the one thing tests may fake (docs/architecture.md#habit-5: only the clock and the far edge). */
 export interface Clock {
   now(): number;
 }

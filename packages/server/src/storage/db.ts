@@ -65,7 +65,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
     // WAL + NORMAL: a commit survives a crash of the server process (SIGKILL included), which
-    // is the durability DEVELOPERS.md asks of an acknowledged write; only an OS crash or power
+    // is the durability an acknowledged write promises (docs/deploy.md); only an OS crash or power
     // loss may drop the last commits. FULL would fsync every commit and cap sends at the disk's
     // sync rate.
     sqlite.pragma('synchronous = NORMAL');

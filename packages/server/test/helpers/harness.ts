@@ -10,7 +10,7 @@ import { openServices, type Services } from '../../src/services.js';
 /**
  * The test harness: a real server app over a real database — SQLite (a fresh in-memory
  * database) or PostgreSQL (a fresh schema per harness, dropped afterwards), chosen by
- * PARLEY_TEST_DIALECT, so one HTTP suite runs on both (ARCHITECTURE habit 5).
+ * PARLEY_TEST_DIALECT, so one HTTP suite runs on both (docs/architecture.md#habit-5).
  */
 export type TestDialect = 'sqlite' | 'postgres';
 export const dialect: TestDialect =

@@ -7,7 +7,7 @@ import {
 import type { AddressInfo } from 'node:net';
 
 /**
- * A real local webhook receiver (the "far edge" of DEVELOPERS.md is an outside HTTP server: here it
+ * A real local webhook receiver (the "far edge" of docs/architecture.md#habit-5 is an outside HTTP server: here it
  * is a node:http server on loopback). Each request is recorded with its exact body bytes; the
  * answer is programmable per request.
  */

@@ -13,7 +13,7 @@ import {
 } from '../helpers/harness.js';
 
 // Acceptance 8 (issue 2), HTTP side: token reset through the operator API (D8, D41), bots per
-// owner (INTERFACE "Limits": 3), and the operator API's own authentication (D41). The CLI side
+// owner (docs/interface.md#limits: 3), and the operator API's own authentication (D41). The CLI side
 // of token reset runs as a real child process in test/process/cli.test.ts.
 
 /** Every operator route (D41) with a plausible body; ids need not exist. */

@@ -953,7 +953,7 @@ dbDescribe('bad input (table-driven)', () => {
   });
 });
 
-// D44: INTERFACE.md says every request carries `Content-Type: application/json`, so bodiless
+// D44: docs/interface.md says every request carries `Content-Type: application/json`, so bodiless
 // requests must work with that header and an empty body — and without it.
 dbDescribe('bodiless requests with Content-Type: application/json (D44)', () => {
   let h: Harness;

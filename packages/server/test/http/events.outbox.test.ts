@@ -16,7 +16,7 @@ import {
 } from '../helpers/harness.js';
 import { startLiveServer, type LiveServer } from '../helpers/live-server.js';
 
-// Issue 5, acceptance 7 and the outbox's guarantees (D36, ARCHITECTURE habit 3): an event leaves
+// Issue 5, acceptance 7 and the outbox's guarantees (D36, docs/architecture.md#habit-3): an event leaves
 // only with the transaction that caused it, each bot's stream is gapless under concurrent
 // writers, the webhook body and the gateway's d are one serialization, and pruning is safe.
 dbDescribe('events outbox (D36)', () => {

@@ -10,7 +10,7 @@ import {
 import { dbDescribe } from '../helpers/harness.js';
 import { dropPrefix, redisAvailable, redisUrlWithPrefix, uniquePrefix } from '../helpers/redis.js';
 
-// The Redis transport between nodes (ARCHITECTURE: event notification in-process | Redis): what
+// The Redis transport between nodes (docs/architecture.md: event notification in-process | Redis): what
 // one node commits or claims reaches the other node's event feed and gateway through Redis, not
 // only through the periodic database check. Two harnesses (two "nodes") share one Redis prefix.
 const redisOk = await redisAvailable();

@@ -26,7 +26,7 @@ dbDescribe('gateway events (D30, D31, D34, D35)', () => {
   });
   afterAll(async () => live.close());
 
-  // INTERFACE: at most 3 bots per account, so each extra bot gets an owner of its own.
+  // docs/interface.md: at most 3 bots per account, so each extra bot gets an owner of its own.
   const freshBot = async (name: string) =>
     makeBot(live.h, (await makeUser(live.h, `${name}-owner`)).id, name);
 
@@ -60,7 +60,7 @@ dbDescribe('gateway events (D30, D31, D34, D35)', () => {
       expect(Object.keys(f).sort()).toEqual(['d', 'op', 's', 't']);
     };
 
-    // MESSAGE_CREATE: a person sends; d is the Message of INTERFACE.md (D35), the REST answer.
+    // MESSAGE_CREATE: a person sends; d is the Message of docs/interface.md (D35), the REST answer.
     const human = h.as(w.human.token);
     const sent = await expectStatus(
       await human.post(`/channels/${w.channelId}/messages`, { content: 'hello bots' }),

@@ -7,7 +7,7 @@ import {
   type World,
 } from '../helpers/harness.js';
 
-// Acceptance 3 (issue 2): every endpoint answers the exact shapes of INTERFACE.md + DECISIONS.md,
+// Acceptance 3 (issue 2): every endpoint answers the exact shapes of docs/interface.md + docs/protocol.md,
 // field by field — no extra fields, none missing, ids as JSON numbers, timestamps ISO UTC + ms.
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const isId = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;

@@ -51,7 +51,7 @@ dbDescribe('webhook delivery', () => {
   async function botWithReceiver(r?: Receiver) {
     const receiver = r ?? (await new Receiver().listen());
     receivers.push(receiver);
-    // INTERFACE: 3 bots per account — each bot here gets its own owner (people's names are
+    // docs/interface.md: 3 bots per account — each bot here gets its own owner (people's names are
     // unique, D46: numbered across the whole suite, not per test).
     const owner = await makeUser(h, `owner${++owners}`);
     const bot = await makeBot(h, owner.id, `bot${receivers.length}`);

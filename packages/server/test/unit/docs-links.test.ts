@@ -81,4 +81,51 @@ describe('docs stand alone', () => {
     expect([...missing]).toEqual([]);
     for (let n = 1; n <= 55; n++) expect(anchors.has(`d${n}`), `D${n}`).toBe(true);
   });
+
+  // Issue #27: code comments cited the architecture and interface pages of a shared folder that
+  // is not part of the repository. Every document a code comment or a page names must be in it:
+  // no upper-case name of an outside document, and every `….md` path (with its anchor) resolves
+  // from the repository's root, the citing file's folder, or (a bare name) docs/.
+  it('every document cited in code comments and docs resolves inside the repository', () => {
+    const roots = ['packages', 'bench'].flatMap((d) => sourceFiles(path.join(ROOT, d)));
+    const top = readdirSync(ROOT)
+      .filter((f) => /\.(ts|mjs|js)$/.test(f))
+      .map((f) => path.join(ROOT, f));
+    const markdown = [
+      ...MARKDOWN,
+      ...readdirSync(path.join(ROOT, 'packages')).flatMap((p) =>
+        existsSync(path.join(ROOT, 'packages', p, 'README.md')) ? [`packages/${p}/README.md`] : [],
+      ),
+      'bench/README.md',
+    ].map((f) => path.join(ROOT, f));
+    const broken: string[] = [];
+    let cited = 0;
+    // Code: its comments only (a string or a regular expression is not a citation).
+    const comments = (code: string): string =>
+      [...code.matchAll(/\/\*[\s\S]*?\*\/|(?<![:\\'"`])\/\/[^\n]*/g)].map((m) => m[0]).join('\n');
+    for (const file of [...roots, ...top, ...markdown]) {
+      const raw = readFileSync(file, 'utf8');
+      const text = file.endsWith('.md') ? raw : comments(raw);
+      const rel = path.relative(ROOT, file);
+      for (const m of text.matchAll(/\b(ARCHITECTURE|INTERFACE|DECISIONS|STACK)(\.md)?\b/g))
+        broken.push(`${rel}: ${m[0]} (not in the repository)`);
+      for (const m of text.matchAll(
+        /(?<![\w/.-])((?:\.\.?\/)*(?:[\w.-]+\/)*[\w-]+\.md)(#[\w-]+)?/g,
+      )) {
+        const [, target, anchor] = m as unknown as [string, string, string | undefined];
+        if (/https?:\/\/\S*$/.test(text.slice(Math.max(0, m.index - 200), m.index))) continue;
+        cited++;
+        const found = [
+          path.resolve(ROOT, target),
+          path.resolve(path.dirname(file), target),
+          ...(target.includes('/') ? [] : [path.join(ROOT, 'docs', target)]),
+        ].find((p) => p.startsWith(ROOT) && existsSync(p));
+        if (!found) broken.push(`${rel}: ${target}`);
+        else if (anchor && !anchorsOf(found).has(anchor.slice(1)))
+          broken.push(`${rel}: ${target}${anchor} (no such anchor)`);
+      }
+    }
+    expect(cited).toBeGreaterThan(50);
+    expect(broken).toEqual([]);
+  });
 });

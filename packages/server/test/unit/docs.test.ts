@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { generateOpenApi } from '../../src/cli/openapi.js';
 import { CONFIG_SPEC, configMarkdownTable } from '../../src/config/config.js';
 
-// DEVELOPERS.md "Docs are part of the change": the committed OpenAPI document and the README's
+// Docs are part of the change (docs/architecture.md#habit-2): the committed OpenAPI document and the README's
 // configuration table are generated from the code; these tests fail when either is stale.
 const root = new URL('../../../../', import.meta.url);
 
@@ -30,7 +30,7 @@ describe('generated docs are current', () => {
     for (const s of CONFIG_SPEC) expect(readme).toContain(`\`${s.name}\``);
   });
 
-  it('the OpenAPI document covers every bot endpoint of INTERFACE.md', async () => {
+  it('the OpenAPI document covers every bot endpoint of docs/interface.md', async () => {
     const doc = JSON.parse(await generateOpenApi()) as {
       paths: Record<string, Record<string, unknown>>;
     };

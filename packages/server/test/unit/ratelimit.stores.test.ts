@@ -14,7 +14,7 @@ import {
 } from '../helpers/redis.js';
 
 /**
- * ONE suite for every rate-limit store (ARCHITECTURE: like Hono's router common.case.test.ts):
+ * ONE suite for every rate-limit store (docs/architecture.md: like Hono's router common.case.test.ts):
  * `storeSuite` takes a factory and is called once per store, below. Time is a fake clock that
  * both stores decide on, so every figure is exact (D25–D27).
  */

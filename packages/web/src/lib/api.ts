@@ -2,7 +2,7 @@ import { signal } from '@preact/signals';
 import type { ErrorBody, UploadedFile } from './types.js';
 
 /**
- * The app's one HTTP client (ARCHITECTURE habit 11: only the public /api/v1 and /app/v1).
+ * The app's one HTTP client (docs/architecture.md#habit-11: only the public /api/v1 and /app/v1).
  * Same origin: the HttpOnly session cookie (D47) authenticates every call, /api/v1 included
  * (D70) — the app never holds its session token, so no script on the page can read it. A short
  * 429 RATE_LIMIT_EXCEEDED is waited out (`retryAfter`, D26) and retried, never shown as an

@@ -15,7 +15,7 @@ import { Avatar, Confirm, CopyButton, Dialog, Field, Spinner, val } from '../ui/
 import { Icon } from '../ui/icons.js';
 import { toast } from '../ui/toast.js';
 
-/** D50 / INTERFACE "Bots per account": 3. */
+/** D50 / docs/interface.md#bots-per-account: 3. */
 const MAX_BOTS = 3;
 
 /** A secret shown once, with a copy button. */

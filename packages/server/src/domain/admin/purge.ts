@@ -232,7 +232,7 @@ export async function purgeUserRows(d: Domain, trx: Db, userId: number): Promise
  * transaction: it leaves every guild (GUILD_MEMBER_REMOVE, its own included, D34/D50), its
  * stream, gateway sessions and webhook deliveries go, its token dies (no bot row: 401) and after
  * commit its connections close with 4004 (the D8 token signal: the generation check finds no
- * bot); the owner gets the slot back (INTERFACE "Limits").
+ * bot); the owner gets the slot back (docs/interface.md#limits).
  *
  * `keep`: 'nothing' (operator, D52) also removes its messages (MESSAGE_DELETE /
  * DM_MESSAGE_DELETE), DMs, files and its user row; 'user' (owner, D50) keeps its user, disabled,

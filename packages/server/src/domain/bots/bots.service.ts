@@ -7,7 +7,7 @@ import type { Db } from '../../storage/db.js';
 import type { Domain } from '../context.js';
 import { botView } from '../views.js';
 
-/** INTERFACE "Limits": bots per account. */
+/** docs/interface.md#limits: bots per account. */
 export const MAX_BOTS_PER_OWNER = 3;
 
 /**
@@ -83,7 +83,7 @@ export async function createBot(
   const now = d.clock.now();
   const secret = newWebhookSecret();
   await d.db.transaction().execute(async (trx) => {
-    // INTERFACE "Bots per account": a guarded increment is atomic on both dialects, so
+    // docs/interface.md#bots-per-account: a guarded increment is atomic on both dialects, so
     // concurrent creates can never make a fourth bot.
     const slot = await trx
       .updateTable('users')

@@ -140,7 +140,7 @@ async function readUpload(
   }
 }
 
-/** POST /files/upload and GET /files/quota (INTERFACE "Endpoints"; D22, D24). */
+/** POST /files/upload and GET /files/quota (docs/interface.md#endpoints; D22, D24). */
 export const fileRoutes: ApiPlugin = async (app, { deps }) => {
   const d = deps.domain;
   // Registered in this plugin only: other routes keep answering multipart with 415, and the

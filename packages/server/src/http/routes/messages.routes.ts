@@ -12,7 +12,7 @@ import { principalOf } from '../plugins/auth.js';
 import { MessagePageQuery, NoContent, num, params, responses } from '../schemas.js';
 
 /**
- * Guild channel messages (INTERFACE "Endpoints") and the same four operations on DM channels
+ * Guild channel messages (docs/interface.md#endpoints) and the same four operations on DM channels
  * (D17). One table of routes, two prefixes: the operations are the same, only the channel
  * resolution differs (done in the domain).
  */
