@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id } from './ids.js';
 import { Message, MemberUser, Timestamp } from './rest.js';
+import type { PeopleEventDataMap } from './app.js';
 import type { ChannelPinsUpdateData, MessageEmbedsUpdateData, ReactionEventData } from './rich.js';
 
 /** docs/interface.md#event-types: exactly these eight. */
@@ -61,6 +62,16 @@ export type RichEventType = keyof RichEventDataMap;
 export type EventEnvelope = {
   [K in EventType]: { type: K; data: EventDataMap[K] };
 }[EventType];
+
+/**
+ * Every type a bot can receive: D34's eight always; D63/D71's and D51's people's types when it
+ * subscribed to them (GET|PATCH /bot/me `events`).
+ */
+export type BotEventDataMap = EventDataMap & RichEventDataMap & PeopleEventDataMap;
+export type BotEventType = keyof BotEventDataMap;
+export type BotEventEnvelope = {
+  [K in BotEventType]: { type: K; data: BotEventDataMap[K] };
+}[BotEventType];
 
 /** Any envelope the server records: the eight, and D63/D71's for subscribers. */
 export type AnyEventEnvelope =

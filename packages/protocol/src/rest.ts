@@ -11,6 +11,7 @@ import {
   Reaction,
   RICH_LIMITS,
   BotEvents,
+  TrueFlag,
 } from './rich.js';
 
 /** D18: ISO 8601 UTC with milliseconds. */
@@ -45,7 +46,7 @@ export type Bot = Static<typeof Bot>;
 
 /** D18: author is {id, name}; D56: a bot author adds `isBot: true` (absent for people). */
 export const Author = Type.Object(
-  { id: Id, name: Type.String(), isBot: Type.Optional(Type.Literal(true)) },
+  { id: Id, name: Type.String(), isBot: Type.Optional(TrueFlag) },
   { additionalProperties: false },
 );
 
@@ -63,11 +64,11 @@ const messageFields = {
   editedTimestamp: Type.Optional(Timestamp),
   mentions: Type.Optional(Type.Array(Id)),
   mentionRoles: Type.Optional(Type.Array(Id)),
-  mentionEveryone: Type.Optional(Type.Literal(true)),
+  mentionEveryone: Type.Optional(TrueFlag),
   attachments: Type.Optional(Type.Array(Attachment)),
   embeds: Type.Optional(Type.Array(Embed)),
   reactions: Type.Optional(Type.Array(Reaction)),
-  pinned: Type.Optional(Type.Literal(true)),
+  pinned: Type.Optional(TrueFlag),
   // D65: a bot's buttons and selects; D61: 1 = ephemeral (128: the "thinking…" of a deferred
   // reply); the interaction a reply answers
   components: Type.Optional(Components),

@@ -26,6 +26,18 @@ export const RICH_LIMITS = {
   linkPreviews: 5,
 } as const;
 
+/**
+ * Enumerations as one `enum` (not unions of literals): a titled schema then has the same text
+ * wherever it appears in the OpenAPI document (3.0 has no `const`).
+ */
+export const oneOf = <T extends string | boolean>(values: readonly T[]) =>
+  Type.Unsafe<T>({
+    type: typeof values[0] === 'boolean' ? 'boolean' : 'string',
+    enum: [...values],
+  });
+/** `true`, present only when it is (D56) */
+export const TrueFlag = oneOf([true] as const);
+
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Iso = Type.String({ format: 'date-time' });
 
@@ -114,7 +126,8 @@ const EmbedImage = Type.Object(
  */
 export const Embed = Type.Object(
   {
-    type: Type.Union([Type.Literal('rich'), Type.Literal('link')]),
+    // one enum (not a union of literals): the same text wherever the schema appears
+    type: oneOf(['rich', 'link'] as const),
     title: Type.Optional(Type.String()),
     description: Type.Optional(Type.String()),
     url: Type.Optional(Type.String()),
@@ -186,10 +199,10 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
 ] as const;
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 
-export const BotEvents = Type.Array(
-  Type.Union(SUBSCRIBABLE_EVENT_TYPES.map((t) => Type.Literal(t))),
-  { uniqueItems: true, maxItems: SUBSCRIBABLE_EVENT_TYPES.length },
-);
+export const BotEvents = Type.Array(oneOf(SUBSCRIBABLE_EVENT_TYPES), {
+  uniqueItems: true,
+  maxItems: SUBSCRIBABLE_EVENT_TYPES.length,
+});
 
 /** D63: the reaction events' data. */
 export const ReactionEventData = Type.Object(

@@ -1,8 +1,9 @@
 import type {
+  SubscribableEventType,
   Bot as BotRecord,
-  EventDataMap,
-  EventEnvelope,
-  EventType,
+  BotEventDataMap,
+  BotEventEnvelope,
+  BotEventType,
   Message,
   ReadyData,
 } from '@parley/protocol';
@@ -17,21 +18,43 @@ export interface BotOptions
   url?: string | undefined;
   /** skip the bot's own messages (D34 delivers them too); default true */
   ignoreSelf?: boolean;
+  /**
+   * D63: event types beyond D34's eight to receive (gateway and webhook alike), set with
+   * PATCH /bot/me when `start()` runs. Unset: the subscription is left as it is.
+   */
+  events?: readonly SubscribableEventType[];
 }
 
+/** What a message handed to a handler can do (methods, not data: JSON and equality unchanged). */
+export interface MessageActions {
+  /** D61: a real reply to this message (its author is notified unless allowedMentions says no) */
+  reply(content: string | SendOptions): Promise<Message[]>;
+  /** D63: react with one Unicode emoji */
+  react(emoji: string): Promise<void>;
+  unreact(emoji: string): Promise<void>;
+  /** D63: pin (MANAGE_MESSAGES in a guild) */
+  pin(): Promise<void>;
+  unpin(): Promise<void>;
+}
+export type BotMessage = Message & MessageActions;
+
+type HandlerData<K extends BotEventType> = BotEventDataMap[K] extends Message
+  ? BotMessage
+  : BotEventDataMap[K];
+
 type BotEvents = {
-  [K in EventType]: (data: EventDataMap[K], bot: Bot) => unknown;
+  [K in BotEventType]: (data: HandlerData<K>, bot: Bot) => unknown;
 };
 
 class BotEmitter extends Emitter<BotEvents> {
-  fire(event: EventEnvelope, bot: Bot): Promise<boolean>[] {
+  fire(event: BotEventEnvelope, bot: Bot): Promise<boolean>[] {
     // The envelope pairs type and data; TypeScript cannot follow that through the spread.
-    const args = [event.data, bot] as unknown as Parameters<BotEvents[EventType]>;
+    const args = [event.data, bot] as unknown as Parameters<BotEvents[BotEventType]>;
     return this.emitAll(event.type, ...args);
   }
 }
 
-const MESSAGE_EVENTS = new Set<EventType>([
+const MESSAGE_EVENTS = new Set<BotEventType>([
   'MESSAGE_CREATE',
   'MESSAGE_UPDATE',
   'DM_MESSAGE_CREATE',
@@ -55,9 +78,11 @@ export class Bot {
   me: BotRecord | undefined;
   private readonly handlers = new BotEmitter();
   private readonly ignoreSelf: boolean;
+  private readonly events: readonly SubscribableEventType[] | undefined;
 
   constructor(opts: BotOptions) {
     this.rest = new RestClient(opts);
+    this.events = opts.events;
     this.gateway = new GatewayClient(opts);
     this.ignoreSelf = opts.ignoreSelf ?? true;
     this.gateway.on('ready', (r: ReadyData) => {
@@ -66,13 +91,14 @@ export class Bot {
     this.gateway.on('event', (e) => this.dispatch(e));
   }
 
-  on<K extends EventType>(type: K, handler: BotEvents[K]): this {
+  on<K extends BotEventType>(type: K, handler: BotEvents[K]): this {
     this.handlers.on(type, handler);
     return this;
   }
 
   /** Connect to the gateway; resolves once the session is READY. */
   async start(): Promise<this> {
+    if (this.events !== undefined) this.me = await this.rest.bot.subscribe(this.events);
     await this.gateway.connect();
     return this;
   }
@@ -82,12 +108,30 @@ export class Bot {
     return this.gateway.close();
   }
 
-  /** Answer in the channel (guild or DM) the message came from; long content is split (D14). */
+  /**
+   * Answer a message: a real reply (D61) when given the message, in its channel (guild or DM);
+   * long content is split (D14), the first part being the reply.
+   */
   reply(
-    to: Pick<Message, 'channelId' | 'guildId'>,
+    to: Pick<Message, 'channelId' | 'guildId'> & { id?: number },
     content: string | SendOptions,
   ): Promise<Message[]> {
     return this.rest.reply(to, content);
+  }
+
+  /** The message with its actions (reply, react, pin), as handlers receive it. */
+  withActions(m: Message): BotMessage {
+    const ops = m.guildId === undefined ? this.rest.dms : this.rest.messages;
+    const actions: MessageActions = {
+      reply: (content) => this.rest.reply(m, content),
+      react: (emoji) => ops.react(m.channelId, m.id, emoji),
+      unreact: (emoji) => ops.unreact(m.channelId, m.id, emoji),
+      pin: () => ops.pin(m.channelId, m.id),
+      unpin: () => ops.unpin(m.channelId, m.id),
+    };
+    for (const [name, fn] of Object.entries(actions))
+      Object.defineProperty(m, name, { value: fn, enumerable: false, configurable: true });
+    return m as BotMessage;
   }
 
   /** Receive events by webhook instead (D38): a handler for node:http, Express or Fastify. */
@@ -100,7 +144,7 @@ export class Bot {
     return handler;
   }
 
-  private dispatch(e: EventEnvelope): Promise<boolean>[] {
+  private dispatch(e: BotEventEnvelope): Promise<boolean>[] {
     if (
       this.ignoreSelf &&
       MESSAGE_EVENTS.has(e.type) &&
@@ -108,6 +152,7 @@ export class Bot {
       (e.data as Message).author.id === this.me.botUser.id
     )
       return [];
+    if (MESSAGE_EVENTS.has(e.type)) this.withActions(e.data as Message);
     return this.handlers.fire(e, this);
   }
 }

@@ -1,7 +1,7 @@
 import type {
-  EventDataMap,
-  EventEnvelope,
-  EventType,
+  BotEventDataMap,
+  BotEventEnvelope,
+  BotEventType,
   GatewayErrorData,
   ReadyData,
 } from '@parley/protocol';
@@ -12,10 +12,10 @@ import { ParleyError } from './errors.js';
 
 /** Listener signatures: the eight bot events (D34, D35) by name, and the client's own events. */
 export type GatewayEvents = {
-  [K in EventType]: (data: EventDataMap[K]) => unknown;
+  [K in BotEventType]: (data: BotEventDataMap[K]) => unknown;
 } & {
   /** every event, as the webhook envelope `{type, data}` (D30: `d` is exactly `data`) */
-  event: (event: EventEnvelope) => unknown;
+  event: (event: BotEventEnvelope) => unknown;
   /** READY: a new session (the first connect, or after op 9) */
   ready: (ready: ReadyData) => unknown;
   /** RESUMED: the missed events were replayed, live ones follow (D31) */
@@ -96,7 +96,10 @@ const CLOSE_MESSAGES: Record<number, string> = {
  * obeys the close-code table (stop on 4004 and 4010, pause on 4008, resume otherwise), reconnects
  * with capped exponential backoff, and waits out a 429 on the upgrade as its Retry-After says.
  */
-export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterable<EventEnvelope> {
+export class GatewayClient
+  extends Emitter<GatewayEvents>
+  implements AsyncIterable<BotEventEnvelope>
+{
   /** the current session (D31), resumable after a drop */
   sessionId: string | undefined;
   /** the last `s` processed: sent in heartbeats and when resuming */
@@ -178,11 +181,11 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
   private closedWaiter: (() => void) | undefined;
 
   /** Events as an async iterator: `for await (const { type, data } of client) …` */
-  [Symbol.asyncIterator](): AsyncIterator<EventEnvelope> {
-    const queue: EventEnvelope[] = [];
+  [Symbol.asyncIterator](): AsyncIterator<BotEventEnvelope> {
+    const queue: BotEventEnvelope[] = [];
     let wake: (() => void) | undefined;
     let done = this.state === 'stopped';
-    const onEvent = (e: EventEnvelope): void => {
+    const onEvent = (e: BotEventEnvelope): void => {
       queue.push(e);
       wake?.();
     };
@@ -330,8 +333,8 @@ export class GatewayClient extends Emitter<GatewayEvents> implements AsyncIterab
     }
     // A replayed dispatch at or below what was processed is not given twice.
     if (s !== undefined && s <= this.seq) return;
-    const event = { type: t, data: d } as EventEnvelope;
-    this.emit(t as EventType, d as never);
+    const event = { type: t, data: d } as BotEventEnvelope;
+    this.emit(t as BotEventType, d as never);
     this.emit('event', event);
     if (s !== undefined) this.seq = s; // processed: a resume starts after it
   }

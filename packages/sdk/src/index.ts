@@ -2,6 +2,22 @@
  * @parley/sdk: the TypeScript SDK for Parley bots (see docs/protocol.md for the contract).
  */
 export type {
+  AllowedMentions,
+  Attachment,
+  BotEventDataMap,
+  BotEventEnvelope,
+  BotEventType,
+  ChannelPinsUpdateData,
+  Embed,
+  EmbedInput,
+  MessageEmbedsUpdateData,
+  MessageReference,
+  Reaction,
+  ReactionEventData,
+  ReferencedMessage,
+  RichEventDataMap,
+  RichEventType,
+  SubscribableEventType,
   Bot as BotRecord,
   BotUser,
   Channel,
@@ -32,7 +48,18 @@ export {
   type HistoryOptions,
   type MemberPageOptions,
   type SendOptions,
+  type ReactionUsers,
 } from './rest.js';
+export { EmbedBuilder, embedsJSON } from './embed.js';
+export {
+  escapeMarkdown,
+  md,
+  userMention,
+  roleMention,
+  channelMention,
+  everyoneMention,
+  hereMention,
+} from './markdown.js';
 export { msgTypeOf, MAX_FILE_BYTES, type UploadSource, type UploadOptions } from './upload.js';
 export {
   GatewayClient,
@@ -48,4 +75,4 @@ export {
   type VerifyOptions,
   type HeaderBag,
 } from './webhook.js';
-export { Bot, type BotOptions } from './bot.js';
+export { Bot, type BotOptions, type BotMessage, type MessageActions } from './bot.js';

@@ -1,6 +1,10 @@
 import type {
+  AllowedMentions,
   Bot,
   Channel,
+  EmbedInput,
+  MemberUser,
+  SubscribableEventType,
   ChannelList,
   DmChannelRef,
   EditedMessage,
@@ -15,6 +19,7 @@ import type {
 import { Bucket } from './bucket.js';
 import { originOf, tell, type DebugListener } from './debug.js';
 import { errorFromBody, ParleyError } from './errors.js';
+import { embedsJSON, type EmbedBuilder } from './embed.js';
 import { splitContent } from './split.js';
 import { toUploadBlob, msgTypeOf, type UploadSource, type UploadOptions } from './upload.js';
 
@@ -38,6 +43,11 @@ export interface RestOptions {
   timeoutMs?: number;
   /** hears each request, each wait for a rate limit (see {@link DebugEvent}) */
   debug?: DebugListener | undefined;
+  /**
+   * D61: the default `allowedMentions` of every send. Unset (as discord.js's default), the
+   * server's own default applies: every mention written notifies, the replied-to author too.
+   */
+  allowedMentions?: AllowedMentions;
 }
 
 export interface PageOptions {
@@ -50,8 +60,25 @@ export interface PageOptions {
 }
 
 export interface SendOptions {
-  content: string;
+  /** may be empty (or left out) when the message has attachments or embeds (D61) */
+  content?: string;
   msgType?: MsgType;
+  /** D61: answer this message (same channel) — a real reply, shown with the original */
+  reply?: number | { id: number };
+  /** D61: which mentions notify; default RestOptions.allowedMentions, else the server's */
+  allowedMentions?: AllowedMentions;
+  /** D61: 1–10 URLs of uploads to this platform (needs ATTACH_FILES) */
+  attachments?: string[];
+  /** D61: a bot's embeds (≤ 10, ≤ 6,000 characters of text together) */
+  embeds?: Array<EmbedBuilder | EmbedInput>;
+  /** D71: no link previews for this message */
+  suppressEmbeds?: boolean;
+}
+
+/** D63: who reacted with one emoji, by ascending id. */
+export interface ReactionUsers {
+  users: MemberUser[];
+  hasMore: boolean;
 }
 
 export interface HistoryOptions {
@@ -73,8 +100,8 @@ type Query = Record<string, number | string | undefined>;
 interface Call {
   /** a route template, `/channels/:channelId/messages`, used as the rate-limit key */
   route: string;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  params?: Record<string, number>;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  params?: Record<string, number | string>;
   query?: Query;
   body?: unknown;
   form?: () => Promise<FormData>;
@@ -106,6 +133,7 @@ export class RestClient {
   private readonly debug: DebugListener | undefined;
   /** the server's origin (`http://host:port`), as given without `/api/v1` */
   readonly origin: string;
+  private readonly allowedMentions: AllowedMentions | undefined;
   private readonly buckets = new Map<string, Bucket>();
   private readonly routeBucket = new Map<string, string>();
 
@@ -121,11 +149,23 @@ export class RestClient {
     this.maxRetries = opts.maxRetries ?? 3;
     this.maxRateLimitRetries = opts.maxRateLimitRetries ?? 10;
     this.onRateLimited = opts.onRateLimited;
+    this.allowedMentions = opts.allowedMentions;
   }
 
   readonly bot = {
     /** GET /bot/me: the bot (and a cheap token check, docs/interface.md#authentication) */
     me: (): Promise<Bot> => this.request({ route: '/bot/me', method: 'GET', idempotent: true }),
+    /**
+     * PATCH /bot/me (D63): receive these types beyond D34's eight — reactions, pins, link
+     * previews, people's events — on the gateway and the webhook alike (`[]`: the eight only).
+     */
+    subscribe: (events: readonly SubscribableEventType[]): Promise<Bot> =>
+      this.request({
+        route: '/bot/me',
+        method: 'PATCH',
+        body: { events },
+        idempotent: true,
+      }),
   };
 
   readonly messages = {
@@ -148,15 +188,21 @@ export class RestClient {
     /** Every message, page by page (D16): newest first with `before`, oldest first with `after`. */
     history: (channelId: number, opts: HistoryOptions = {}): AsyncIterableIterator<Message> =>
       this.history('/channels/:channelId/messages', channelId, opts),
-    /** PUT /channels/:channelId/messages/:messageId (only the bot's own, D13) */
-    edit: (channelId: number, messageId: number, content: string): Promise<EditedMessage> =>
+    /** PUT /channels/:channelId/messages/:messageId (only the bot's own, D13; embeds D61) */
+    edit: (
+      channelId: number,
+      messageId: number,
+      content: string,
+      opts: { embeds?: Array<EmbedBuilder | EmbedInput> } = {},
+    ): Promise<EditedMessage> =>
       this.request({
         route: '/channels/:channelId/messages/:messageId',
         method: 'PUT',
         params: { channelId, messageId },
-        body: { content },
+        body: opts.embeds ? { content, embeds: embedsJSON(opts.embeds) } : { content },
         idempotent: true,
       }),
+    ...this.rich('/channels/:channelId'),
     /** DELETE /channels/:channelId/messages/:messageId (only the bot's own, D13) */
     delete: (channelId: number, messageId: number): Promise<void> =>
       this.request({
@@ -232,14 +278,20 @@ export class RestClient {
       this.listPage('/dm/channels/:channelId/messages', channelId, page),
     history: (channelId: number, opts: HistoryOptions = {}): AsyncIterableIterator<Message> =>
       this.history('/dm/channels/:channelId/messages', channelId, opts),
-    edit: (channelId: number, messageId: number, content: string): Promise<EditedMessage> =>
+    edit: (
+      channelId: number,
+      messageId: number,
+      content: string,
+      opts: { embeds?: Array<EmbedBuilder | EmbedInput> } = {},
+    ): Promise<EditedMessage> =>
       this.request({
         route: '/dm/channels/:channelId/messages/:messageId',
         method: 'PUT',
         params: { channelId, messageId },
-        body: { content },
+        body: opts.embeds ? { content, embeds: embedsJSON(opts.embeds) } : { content },
         idempotent: true,
       }),
+    ...this.rich('/dm/channels/:channelId'),
     delete: (channelId: number, messageId: number): Promise<void> =>
       this.request({
         route: '/dm/channels/:channelId/messages/:messageId',
@@ -258,14 +310,97 @@ export class RestClient {
       this.request({ route: '/files/quota', method: 'GET', idempotent: true }),
   };
 
-  /** Reply in the channel a message came from (guild or DM: D17, DM messages carry no guildId). */
+  /**
+   * Reply to a message in the channel it came from (guild or DM: D17, DM messages carry no
+   * guildId). Given the message itself (with its `id`), it is a real reply (D61:
+   * `messageReference`, shown with the original; its author is notified unless
+   * `allowedMentions.repliedUser` is false); given only a channel, a plain message.
+   */
   reply(
-    to: Pick<Message, 'channelId' | 'guildId'>,
+    to: Pick<Message, 'channelId' | 'guildId'> & { id?: number },
     message: string | SendOptions,
   ): Promise<Message[]> {
+    const opts = typeof message === 'string' ? { content: message } : message;
+    const withRef =
+      to.id === undefined || opts.reply !== undefined ? opts : { ...opts, reply: to.id };
     return to.guildId === undefined
-      ? this.dms.send(to.channelId, message)
-      : this.messages.send(to.channelId, message);
+      ? this.dms.send(to.channelId, withRef)
+      : this.messages.send(to.channelId, withRef);
+  }
+
+  /** D63: reactions and pins of one kind of channel (guild or DM). */
+  private rich(prefix: string) {
+    const at = (channelId: number, messageId: number, emoji: string) => ({
+      params: { channelId, messageId, emoji },
+      idempotent: true,
+    });
+    return {
+      /** PUT …/reactions/:emoji/@me: react with one Unicode emoji (D63) */
+      react: (channelId: number, messageId: number, emoji: string): Promise<void> =>
+        this.request({
+          route: `${prefix}/messages/:messageId/reactions/:emoji/@me`,
+          method: 'PUT',
+          ...at(channelId, messageId, emoji),
+        }),
+      /** DELETE …/reactions/:emoji/@me: take the bot's own reaction back */
+      unreact: (channelId: number, messageId: number, emoji: string): Promise<void> =>
+        this.request({
+          route: `${prefix}/messages/:messageId/reactions/:emoji/@me`,
+          method: 'DELETE',
+          ...at(channelId, messageId, emoji),
+        }),
+      /** DELETE …/reactions/:emoji/:userId: someone's reaction (MANAGE_MESSAGES) */
+      removeReaction: (
+        channelId: number,
+        messageId: number,
+        emoji: string,
+        userId: number,
+      ): Promise<void> =>
+        this.request({
+          route: `${prefix}/messages/:messageId/reactions/:emoji/:userId`,
+          method: 'DELETE',
+          params: { channelId, messageId, emoji, userId },
+          idempotent: true,
+        }),
+      /** GET …/reactions/:emoji: who reacted, by ascending id */
+      reactions: (
+        channelId: number,
+        messageId: number,
+        emoji: string,
+        page: { after?: number; limit?: number } = {},
+      ): Promise<ReactionUsers> =>
+        this.request({
+          route: `${prefix}/messages/:messageId/reactions/:emoji`,
+          method: 'GET',
+          query: { after: page.after, limit: page.limit },
+          ...at(channelId, messageId, emoji),
+        }),
+      /** PUT …/pins/:messageId (MANAGE_MESSAGES in a guild; ≤ 50 a channel) */
+      pin: (channelId: number, messageId: number): Promise<void> =>
+        this.request({
+          route: `${prefix}/pins/:messageId`,
+          method: 'PUT',
+          params: { channelId, messageId },
+          idempotent: true,
+        }),
+      unpin: (channelId: number, messageId: number): Promise<void> =>
+        this.request({
+          route: `${prefix}/pins/:messageId`,
+          method: 'DELETE',
+          params: { channelId, messageId },
+          idempotent: true,
+        }),
+      /** GET …/pins: the pinned messages, newest pin first */
+      pins: async (channelId: number): Promise<Message[]> =>
+        (
+          await this.request<{ messages: Message[] }>({
+            route: `${prefix}/pins`,
+            method: 'GET',
+            params: { channelId },
+            idempotent: true,
+          })
+        ).messages,
+    };
   }
 
   private async sendAll(
@@ -273,20 +408,43 @@ export class RestClient {
     channelId: number,
     message: string | SendOptions,
   ): Promise<Message[]> {
-    const { content, msgType } = typeof message === 'string' ? { content: message } : message;
-    const parts = msgType === undefined || msgType === 0 ? splitContent(content) : [content];
+    const o: SendOptions = typeof message === 'string' ? { content: message } : message;
+    const content = o.content ?? '';
+    const msgType = o.msgType;
+    const parts =
+      msgType === undefined || msgType === 0
+        ? content === ''
+          ? ['']
+          : splitContent(content)
+        : [content];
+    const allowedMentions = o.allowedMentions ?? this.allowedMentions;
+    const extra: Record<string, unknown> = {};
+    if (o.reply !== undefined)
+      extra['messageReference'] = { messageId: typeof o.reply === 'number' ? o.reply : o.reply.id };
+    if (allowedMentions !== undefined) extra['allowedMentions'] = allowedMentions;
+    if (o.suppressEmbeds) extra['suppressEmbeds'] = true;
     const sent: Message[] = [];
     // One after the other: each part is answered before the next goes, so they arrive in order.
-    for (const part of parts)
+    // A split message: the first part is the reply, the last carries the attachments and embeds.
+    for (const [i, part] of parts.entries()) {
+      const body: Record<string, unknown> = { content: part };
+      if (msgType !== undefined) body['msgType'] = msgType;
+      if (i === 0) Object.assign(body, extra);
+      else if (allowedMentions !== undefined) body['allowedMentions'] = allowedMentions;
+      if (i === parts.length - 1) {
+        if (o.attachments?.length) body['attachments'] = o.attachments;
+        if (o.embeds?.length) body['embeds'] = embedsJSON(o.embeds);
+      }
       sent.push(
         await this.request<Message>({
           route,
           method: 'POST',
           params: { channelId },
-          body: msgType === undefined ? { content: part } : { content: part, msgType },
+          body,
           idempotent: false,
         }),
       );
+    }
     return sent;
   }
 

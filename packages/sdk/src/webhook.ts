@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventDataMap, EventEnvelope, EventType } from '@parley/protocol';
+import type { BotEventDataMap, BotEventEnvelope, BotEventType } from '@parley/protocol';
 import { Emitter } from './emitter.js';
 import { ParleyError } from './errors.js';
 
@@ -83,7 +83,7 @@ export function verifyWebhook(
   rawBody: string | Uint8Array,
   headers: HeaderBag,
   opts: VerifyOptions = {},
-): EventEnvelope {
+): BotEventEnvelope {
   if (!secret) throw new TypeError('verifyWebhook: the webhook secret is required');
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
   const d38 = header(headers, 'x-service-signature');
@@ -118,9 +118,9 @@ export function verifyWebhook(
       'STALE_TIMESTAMP',
       `the delivery's timestamp is missing or more than ${tolerance} s from now: a replay? (D38, D68)`,
     );
-  let event: EventEnvelope;
+  let event: BotEventEnvelope;
   try {
-    event = JSON.parse(body.toString('utf8')) as EventEnvelope;
+    event = JSON.parse(body.toString('utf8')) as BotEventEnvelope;
   } catch {
     throw new ParleyError('BAD_PAYLOAD', 'the body is not JSON', 400);
   }
@@ -130,9 +130,9 @@ export function verifyWebhook(
 }
 
 export type WebhookEvents = {
-  [K in EventType]: (data: EventDataMap[K]) => unknown;
+  [K in BotEventType]: (data: BotEventDataMap[K]) => unknown;
 } & {
-  event: (event: EventEnvelope) => unknown;
+  event: (event: BotEventEnvelope) => unknown;
   /** a delivery was refused (bad signature, stale, not JSON) */
   rejected: (error: ParleyError) => unknown;
 };
@@ -198,7 +198,7 @@ export function webhookHandler(opts: WebhookHandlerOptions): WebhookHandler {
     rawBody: string | Uint8Array,
     headers: HeaderBag,
   ): Promise<{ status: number; body: string }> => {
-    let event: EventEnvelope;
+    let event: BotEventEnvelope;
     try {
       event = verifyWebhook(opts.secret, rawBody, headers, opts);
     } catch (err) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Command, Option } from 'commander';
-import type { EventEnvelope } from '@parley/protocol';
+import type { BotEventEnvelope } from '@parley/protocol';
 import { webhookBody } from '../events/serialize.js';
 import { signatureHeaders } from '../webhooks/signing.js';
 
@@ -83,7 +83,7 @@ async function listen(opts: {
   client.on('event', (e) => {
     chain = chain.then(() => forward(e));
   });
-  const forward = async (e: EventEnvelope): Promise<void> => {
+  const forward = async (e: BotEventEnvelope): Promise<void> => {
     const body = webhookBody(e.type, JSON.stringify(e.data));
     const started = Date.now();
     try {
