@@ -210,8 +210,13 @@ export const guildMessages = {
   edit: async (d: Domain, p: Principal, channelId: number, messageId: number, content: string) =>
     edit(d, p, await guildTarget(d, p, channelId, 0), messageId, content),
   // D59: the author's own, or anyone's with MANAGE_MESSAGES (moderation/moderation.service.ts)
-  remove: async (d: Domain, p: Principal, channelId: number, messageId: number) =>
-    deleteGuildMessage(d, actorOf(p), channelId, messageId),
+  remove: async (
+    d: Domain,
+    p: Principal,
+    channelId: number,
+    messageId: number,
+    reason: string | null = null,
+  ) => deleteGuildMessage(d, actorOf(p, reason), channelId, messageId),
 };
 
 // D17: the same operations on DM channels, open to the two parties.
