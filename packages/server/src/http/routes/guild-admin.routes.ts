@@ -320,7 +320,7 @@ export const guildAdminRoutes: ApiPlugin = async (app, { deps }) => {
     {
       schema: {
         tags,
-        summary: 'Time a member out, or end it (MODERATE_MEMBERS, ≤ 28 days, D58)',
+        summary: 'Time a member out, or end it (MODERATE_MEMBERS, D58 rank, ≤ 28 days)',
         params: params('guildId', 'userId'),
         body: PatchMemberBody,
         response: responses({ 200: MemberRoles }),
