@@ -56,7 +56,7 @@ function expected(route: Route, caller: Caller): number {
 
 dbDescribe('authorization matrix from the OpenAPI document (D57–D59)', () => {
   let h: Harness;
-  let routes: Route[] = [];
+  const routes: Route[] = [];
 
   beforeAll(async () => {
     h = await createHarness();
