@@ -3,6 +3,7 @@ import { Delivery, Role, RoleColor, User } from './admin.js';
 import { Id } from './ids.js';
 import { ALL_PERMISSIONS } from './permissions.js';
 import { Bot, Channel, MemberUser, Timestamp } from './rest.js';
+import { BotEvents } from './rich.js';
 import { AvatarUrl, BotDescription, LabelName, PersonName } from './text.js';
 
 /**
@@ -383,10 +384,19 @@ export const PatchBotBody = Type.Object(
     name: Type.Optional(LabelName),
     description: Type.Optional(BotDescription),
     avatar: Type.Optional(Type.Union([AvatarUrl, Type.Null()])),
+    /** D63: event types beyond D34's eight, for gateway and webhook alike ([] = none) */
+    events: Type.Optional(BotEvents),
   },
   { title: 'PatchBotBody', additionalProperties: false, minProperties: 1 },
 );
 export type PatchBotBody = Static<typeof PatchBotBody>;
+
+/** D63: PATCH /api/v1/bot/me — the bot's own subscription. */
+export const PatchBotMeBody = Type.Object(
+  { events: BotEvents },
+  { title: 'PatchBotMeBody', additionalProperties: false },
+);
+export type PatchBotMeBody = Static<typeof PatchBotMeBody>;
 
 export const DeliveryAttempt = Type.Object(
   {

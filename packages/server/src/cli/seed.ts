@@ -12,6 +12,7 @@ import { insertInvite, inviteView, usable } from '../domain/invites/invites.serv
 import { putMember } from '../domain/members/members.service.js';
 import { createSession, createUser } from '../domain/users/users.service.js';
 import { openServices } from '../services.js';
+import { adoptRecordedOrigin } from '../domain/server-origin.js';
 
 /** The settings row that remembers the demo, so a second run does not make a second one. */
 const DEMO_KEY = 'demo';
@@ -35,6 +36,7 @@ export async function seedDemo(config: Config): Promise<void> {
   const s = await openServices(config);
   try {
     const d = s.domain;
+    await adoptRecordedOrigin(d);
     const marker = await d.db
       .selectFrom('settings')
       .select('value')
