@@ -6,6 +6,7 @@ import { sessionRoutes } from './sessions.routes.js';
 import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
 import { typingRoutes } from './typing.routes.js';
+import { exportRoutes } from './export.routes.js';
 
 /**
  * D45: the route plugins of the people's API, registered under `/app/v1` (http/app.ts). Each area
@@ -20,4 +21,5 @@ export const appRoutes: ApiPlugin[] = [
   guildRoutes,
   inviteRoutes,
   typingRoutes,
+  exportRoutes,
 ];
