@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import SummaryReporter from './vitest.summary-reporter.js';
 
 // One HTTP suite, run once per SQL dialect (ARCHITECTURE habit 5): the `sqlite` and `postgres`
@@ -41,6 +41,8 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['packages/web/test/**/*.test.ts'],
+          // the web app's unit tests (its store, its markdown) need no browser: the unit project
+          exclude: [...configDefaults.exclude, 'packages/web/test/unit/**'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Command, Option } from 'commander';
 import type { EventEnvelope } from '@parley/protocol';
 import { webhookBody } from '../events/serialize.js';
-import { sign } from '../webhooks/signing.js';
+import { signatureHeaders } from '../webhooks/signing.js';
 
 /**
  * `PARLEY_TOKEN=… PARLEY_WEBHOOK_SECRET=… parley listen --forward-to <url>` (or `--token`,
@@ -93,10 +93,8 @@ async function listen(opts: {
           'content-type': 'application/json',
           'user-agent': 'Parley-Webhooks/1',
           'x-service-event': e.type,
-          'x-service-signature': sign(opts.secret, body),
-          'x-service-delivery': randomUUID(),
           'x-service-attempt': '1',
-          'x-service-timestamp': String(Math.floor(Date.now() / 1000)),
+          ...signatureHeaders(opts.secret, body, randomUUID(), Math.floor(Date.now() / 1000)),
         },
         body,
         redirect: 'manual', // D39: redirects are not followed

@@ -6,9 +6,12 @@ import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { toast } from '../ui/toast.js';
 
-/** How many messages stay in the DOM at most (long channels stay smooth: issue #12). */
+/** The newest messages the DOM holds at the bottom (long channels stay smooth: issue #12). */
 const WINDOW = 120;
+/** how many more a scroll to the window's edge shows */
 const STEP = 60;
+/** the most messages in the DOM at any time, wherever the reader is (README) */
+export const MAX_DOM = WINDOW + STEP;
 
 export interface ViewerInfo {
   /** author ids that are bots (D49 `bots`) */
@@ -217,29 +220,39 @@ function Item(props: {
 
 /**
  * The message list: oldest at the top, stuck to the bottom while the reader is there, paging
- * upwards when they scroll up (D16 `before=`), the scroll position kept when older messages are
- * added above (no jump), and at most WINDOW + STEP items in the DOM.
+ * upwards when they scroll up (D16 `before=`). The DOM holds a window of at most MAX_DOM
+ * messages (README: long channels stay light): scrolling back slides the window up and drops
+ * what falls far below, scrolling down slides it back, and returning to the bottom keeps the
+ * newest WINDOW. Whatever the reader looks at stays where it is on the screen when the window
+ * moves (an anchor element is measured before and after).
  */
 export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: string }) {
   const { log } = props;
   const items = log.items.value;
-  const [count, setCount] = useState(WINDOW);
+  // The window: the newest id shown (null: follow the newest) and how many are shown.
+  const [win, setWin] = useState<{ end: number | null; size: number }>({
+    end: null,
+    size: WINDOW,
+  });
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
-  const lastHeight = useRef(0);
-  const firstId = useRef<number | undefined>(undefined);
-  const lastId = useRef<number | undefined>(undefined);
+  /** an element to keep in place through the next render: its id and its offset in view */
+  const anchor = useRef<{ id: number; top: number } | null>(null);
   const [newBelow, setNewBelow] = useState(false);
 
-  const shown = items.slice(-count);
-  const first = shown[0]?.id;
+  const endIdx = win.end === null ? items.length : upperIndex(items, win.end);
+  const startIdx = Math.max(0, endIdx - win.size);
+  const shown = items.slice(startIdx, endIdx);
   const last = shown[shown.length - 1]?.id;
+  // the latest values for the handlers below (scroll events and page loads outlive a render)
+  const now = useRef({ items, startIdx, endIdx });
+  now.current = { items, startIdx, endIdx };
 
   useEffect(() => {
-    setCount(WINDOW);
+    setWin({ end: null, size: WINDOW });
     atBottom.current = true;
-    firstId.current = undefined;
-    lastId.current = undefined;
+    anchor.current = null;
+    setNewBelow(false);
     if (!log.loaded && !log.loading.value) log.loadNewest().catch((x) => toast(describe(x)));
   }, [log]);
 
@@ -248,52 +261,99 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   };
 
+  /** Remembers where the message `id` is on the screen, to put it back there after a render. */
+  const hold = (id: number | undefined) => {
+    const el = scroller.current;
+    const row = id === undefined ? null : el?.querySelector(`[data-id="${id}"]`);
+    anchor.current =
+      el && row && id !== undefined
+        ? { id, top: row.getBoundingClientRect().top - el.getBoundingClientRect().top }
+        : null;
+  };
+
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
-    if (atBottom.current) {
+    const a = anchor.current;
+    anchor.current = null;
+    const row = a ? el.querySelector(`[data-id="${a.id}"]`) : null;
+    if (a && row) {
+      el.scrollTop += row.getBoundingClientRect().top - el.getBoundingClientRect().top - a.top;
+    } else if (atBottom.current) {
       el.scrollTop = el.scrollHeight;
-    } else if (first !== undefined && firstId.current !== undefined && first < firstId.current) {
-      // Older messages were added above: keep what the reader sees where it was.
-      el.scrollTop += el.scrollHeight - lastHeight.current;
     }
-    if (
-      !atBottom.current &&
-      last !== undefined &&
-      lastId.current !== undefined &&
-      last > lastId.current
-    )
+  });
+
+  // Something newer than the window arrived while the reader is up the page.
+  useEffect(() => {
+    const newest = items[items.length - 1]?.id;
+    if (!atBottom.current && newest !== undefined && last !== undefined && newest > last)
       setNewBelow(true);
-    firstId.current = first;
-    lastId.current = last;
-    lastHeight.current = el.scrollHeight;
-  }, [first, last, shown.length]);
+  }, [items, last]);
 
   // Read marks: the newest message counts as read when the reader is at the bottom.
   useEffect(() => {
-    if (last !== undefined && atBottom.current && document.visibilityState === 'visible')
+    if (
+      last !== undefined &&
+      win.end === null &&
+      atBottom.current &&
+      document.visibilityState === 'visible'
+    )
       markRead(log.channelId, last);
-  }, [last, log]);
+  }, [last, log, win.end]);
+
+  /** Shows STEP older messages above, reading a page first if memory has none. */
+  const growUp = () => {
+    const { items: all, startIdx: from, endIdx: to } = now.current;
+    if (from > 0) {
+      hold(all[from]?.id);
+      const start = Math.max(0, from - STEP);
+      const end = Math.min(to, start + MAX_DOM); // what falls far below leaves the DOM
+      setWin({ end: all[end - 1]?.id ?? null, size: end - start });
+    } else if (log.hasOlder.value && !log.loading.value) {
+      log
+        .loadOlder()
+        .then(() => growUp())
+        .catch((x) => toast(describe(x)));
+    }
+  };
+
+  /** Shows STEP newer messages below (the window was slid up), back to following the newest. */
+  const growDown = () => {
+    const { items: all, startIdx: from, endIdx: to } = now.current;
+    if (to >= all.length) return;
+    hold(all[to - 1]?.id);
+    const end = Math.min(all.length, to + STEP);
+    const start = Math.max(from, end - MAX_DOM);
+    setWin({ end: all[end - 1]?.id ?? null, size: end - start });
+  };
 
   const onScroll = () => {
     const el = scroller.current;
     if (!el) return;
-    const bottom = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-    atBottom.current = bottom;
-    if (bottom) {
+    const fromBottom = el.scrollHeight - el.scrollTop - el.clientHeight;
+    if (fromBottom < 80 && endIdx >= items.length) {
+      // At the real bottom: follow the newest again, and drop what scrolled far up.
+      atBottom.current = true;
       setNewBelow(false);
       if (last !== undefined) markRead(log.channelId, last);
-      // Back at the bottom: drop what scrolled far up (cap the DOM).
-      if (count > WINDOW) setCount(WINDOW);
+      if (win.end !== null || win.size > WINDOW) setWin({ end: null, size: WINDOW });
+    } else {
+      atBottom.current = false;
+      // Away from the bottom the window stops following, so new messages do not move the page.
+      if (win.end === null && last !== undefined) setWin((w) => ({ ...w, end: last }));
+      if (fromBottom < 300) growDown();
     }
-    if (el.scrollTop < 300) {
-      if (count < items.length) setCount((c) => Math.min(items.length, c + STEP));
-      else if (log.hasOlder.value && !log.loading.value)
-        log
-          .loadOlder()
-          .then(() => setCount((c) => c + STEP))
-          .catch((x) => toast(describe(x)));
-    }
+    if (el.scrollTop < 300) growUp();
+  };
+
+  const jumpToPresent = () => {
+    atBottom.current = true;
+    anchor.current = null;
+    setWin({ end: null, size: WINDOW });
+    setNewBelow(false);
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
   };
 
   return (
@@ -308,7 +368,7 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
         <div class="history-top">
           {log.loading.value ? (
             <Spinner label="Loading older messages" />
-          ) : !log.hasOlder.value && count >= items.length ? (
+          ) : !log.hasOlder.value && startIdx === 0 ? (
             <p class="muted small">This is the beginning of the conversation.</p>
           ) : null}
         </div>
@@ -332,21 +392,23 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
           })}
         </ol>
       </div>
-      {newBelow && (
-        <button
-          type="button"
-          class="btn small new-below"
-          onClick={() => {
-            atBottom.current = true;
-            setCount(WINDOW);
-            setNewBelow(false);
-            const el = scroller.current;
-            if (el) el.scrollTop = el.scrollHeight;
-          }}
-        >
-          New messages ↓
+      {(newBelow || endIdx < items.length - STEP) && (
+        <button type="button" class="btn small new-below" onClick={jumpToPresent}>
+          {newBelow ? 'New messages ↓' : 'Jump to the present ↓'}
         </button>
       )}
     </div>
   );
+}
+
+/** The index after the last message with id ≤ `id` (items are sorted by id). */
+function upperIndex(items: readonly Message[], id: number): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (items[mid]!.id <= id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

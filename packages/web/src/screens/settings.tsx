@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, del, describe, get, patch, post, upload } from '../lib/api.js';
 import type { Session, User } from '../lib/types.js';
-import { logout, me } from '../state/store.js';
+import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 
@@ -29,7 +29,7 @@ function Profile({ u }: { u: User }) {
   const save = async (body: Record<string, unknown>) => {
     setErr(null);
     try {
-      me.value = await patch<User>('/app/v1/users/@me', body);
+      dispatch({ type: 'ME', d: await patch<User>('/app/v1/users/@me', body) });
       toast('Saved', 'info');
     } catch (x) {
       if (x instanceof ApiError) setErr(x);

@@ -7,6 +7,7 @@ import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
 import { typingRoutes } from './typing.routes.js';
 import { exportRoutes } from './export.routes.js';
+import { guildAdminRoutes } from '../guild-admin.routes.js';
 
 /**
  * D45: the route plugins of the people's API, registered under `/app/v1` (http/app.ts). Each area
@@ -19,6 +20,7 @@ export const appRoutes: ApiPlugin[] = [
   meRoutes,
   botOwnerRoutes,
   guildRoutes,
+  guildAdminRoutes,
   inviteRoutes,
   typingRoutes,
   exportRoutes,
