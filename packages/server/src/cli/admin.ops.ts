@@ -38,18 +38,8 @@ export {
   updateUser,
 } from '../domain/users/users.admin.js';
 export { stats } from '../domain/admin/stats.js';
-<<<<<<< HEAD
 export { exportGuild } from '../domain/export/export.service.js';
-export {
-  createInvite,
-  deleteInvite,
-  getInvite,
-  listInvites,
-  updateInvite,
-} from '../domain/invites/invites.admin.js';
-=======
 export { getInvite, listInvites, updateInvite } from '../domain/invites/invites.admin.js';
->>>>>>> main
 export {
   deleteWebhook,
   listDeliveries,
