@@ -12,6 +12,7 @@ import {
 } from '../helpers/harness.js';
 import { appAs, makeAppGuild } from '../helpers/guild-admin.js';
 import { fileForm, freshDataDir, png, upload } from '../helpers/media.js';
+import { withCookie } from '../helpers/people.js';
 
 // Issue 28: GET /app/v1/users/@me/export — a zip of the person's own data — and the operator's
 // guild export in the same format, each checked against what the API lists.
@@ -134,6 +135,10 @@ dbDescribe('exports (issue 28)', () => {
     ).toEqual(["bob's, not alice's"]);
     expect(jsonl(files, 'uploads.jsonl')).toEqual([]);
     expect(Object.keys(files).filter((n) => n.startsWith('uploads/'))).toEqual([]);
+    // The web app's settings link: a plain GET with the HttpOnly session cookie (D70).
+    const viaCookie = await withCookie(h, bob.token, 'GET', '/users/@me/export');
+    expect(viaCookie.status).toBe(200);
+    expect(viaCookie.headers['content-type']).toBe('application/zip');
     const anon = await h.people(undefined).get('/users/@me/export');
     expect(anon.status).toBe(401);
   });
