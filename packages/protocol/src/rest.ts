@@ -45,7 +45,11 @@ export type Bot = Static<typeof Bot>;
 
 /** D18: author is {id, name}; D56: a bot author adds `isBot: true` (absent for people). */
 export const Author = Type.Object(
-  { id: Id, name: Type.String(), isBot: Type.Optional(Type.Literal(true)) },
+  {
+    id: Id,
+    name: Type.String(),
+    isBot: Type.Optional(Type.Boolean({ description: 'D56: present (true) only for bots' })),
+  },
   { additionalProperties: false },
 );
 
@@ -170,7 +174,12 @@ export type ChannelList = Static<typeof ChannelList>;
 
 /** D56: a bot member's user carries `isBot: true` (absent for people). */
 export const MemberUser = Type.Object(
-  { id: Id, name: Type.String(), avatar: Type.String(), isBot: Type.Optional(Type.Literal(true)) },
+  {
+    id: Id,
+    name: Type.String(),
+    avatar: Type.String(),
+    isBot: Type.Optional(Type.Boolean({ description: 'D56: present (true) only for bots' })),
+  },
   { title: 'MemberUser', additionalProperties: false },
 );
 export type MemberUser = Static<typeof MemberUser>;

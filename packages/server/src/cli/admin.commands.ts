@@ -43,6 +43,45 @@ interface Json {
 }
 type Row = Record<string, string | number | boolean | null | undefined>;
 
+/** Commands that change nothing (reads), and those whose domain function writes its own entry. */
+const READS = new Set(['list', 'get', 'stats', 'deliveries', 'audit-log']);
+const AUDITED = new Set([
+  'guild rename',
+  'guild transfer',
+  'guild delete',
+  'channel create',
+  'channel update',
+  'channel delete',
+  'role create',
+  'role update',
+  'role delete',
+  'overwrite set',
+  'invite create',
+  'invite delete',
+  'message delete',
+]);
+
+/**
+ * D60: every CLI change is in the operator's own log, like every /admin/v1 change. Commander
+ * hands the command itself as the action's last argument.
+ */
+async function logChange(s: Services, o: Ops, args: unknown[]): Promise<void> {
+  const cmd = args.at(-1);
+  if (!(cmd instanceof Command)) return;
+  const name = [cmd.parent?.name() === 'admin' ? '' : cmd.parent?.name(), cmd.name()]
+    .filter(Boolean)
+    .join(' ');
+  if (READS.has(cmd.name()) || AUDITED.has(name)) return;
+  const ids = args.filter((a): a is string => typeof a === 'string' && /^\d+$/.test(a));
+  await o.writeOperatorChange(s.domain.db, s.domain, {
+    what: `parley admin ${name}`,
+    reason: null,
+    guildId: null,
+    targetId: ids.length === 0 ? null : Number(ids[0]),
+    body: null,
+  });
+}
+
 export function adminCommands(config: () => Config): Command {
   /**
    * An action: `prepare` checks the arguments (no database yet), `run` does the work with the
@@ -58,6 +97,7 @@ export function adminCommands(config: () => Config): Command {
       const [o, s] = await Promise.all([ops(), openForCli(config())]);
       try {
         const out = await run(s, o, input);
+        await logChange(s, o, args);
         if (out !== undefined) printJson(out);
       } finally {
         await s.close();
@@ -742,6 +782,57 @@ export function adminCommands(config: () => Config): Command {
           if (o.json) return st;
           const { connections, ...rest } = st;
           return one({ ...rest, 'connections.bots': connections.bots }, o);
+        },
+      ),
+    );
+
+  // D60: the operator reads any guild's audit log, and its own.
+  admin
+    .command('audit-log')
+    // Issue 28 asked for `parley admin audit`: the same command, one way of doing it.
+    .alias('audit')
+    .description("the operator's own log (every /admin/v1 and CLI change), or --guild's log")
+    .option('--guild <guildId>', "a guild's audit log instead")
+    .option('--action <action>', 'only this action (e.g. MEMBER_KICK)')
+    .option('--before <id>', 'entries before this one (cursor)')
+    .option('--limit <n>', '1–100 (default 50)')
+    .addOption(json)
+    .action(
+      act(
+        (o: { guild?: string; action?: string; before?: string; limit?: string } & Json) => {
+          const limit = o.limit === undefined ? 50 : int('limit', o.limit);
+          if (limit < 1 || limit > 100)
+            throw new CliError(`limit must be 1–100 (got ${limit})`, 'VALIDATION_ERROR');
+          return {
+            guildId: o.guild === undefined ? undefined : id('guild', o.guild),
+            q: {
+              limit,
+              action: o.action,
+              before: o.before === undefined ? undefined : id('before', o.before),
+            },
+            o,
+          };
+        },
+        async (s, ops, i) => {
+          const log =
+            i.guildId === undefined
+              ? await ops.operatorAuditLog(s.domain, i.q)
+              : await ops.guildAuditLog(s.domain, ops.operator(), i.guildId, i.q);
+          if (i.o.json) return log;
+          printTable(
+            log.entries.map((e) => ({
+              id: e.id,
+              createdAt: e.createdAt,
+              actor: e.actorType === 'operator' ? 'operator' : `${e.actorType} ${e.actorId}`,
+              action: e.action,
+              targetId: e.targetId,
+              reason: e.reason,
+            })),
+          );
+          const last = log.entries.at(-1);
+          if (log.hasMore && last !== undefined)
+            process.stdout.write(`… more: --before ${last.id}\n`);
+          return undefined;
         },
       ),
     );

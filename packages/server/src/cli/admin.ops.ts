@@ -39,6 +39,12 @@ export {
 } from '../domain/users/users.admin.js';
 export { stats } from '../domain/admin/stats.js';
 export { exportGuild } from '../domain/export/export.service.js';
+export {
+  guildAuditLog,
+  operatorAuditLog,
+  writeOperatorChange,
+} from '../domain/audit/audit.service.js';
+export { operator } from '../domain/guilds/actor.js';
 export { getInvite, listInvites, updateInvite } from '../domain/invites/invites.admin.js';
 export {
   deleteWebhook,

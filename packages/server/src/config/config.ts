@@ -55,6 +55,8 @@ export interface Config {
   readonly registration: 'invite' | 'open' | 'closed';
   /** D47: a person's session unused for this many days expires */
   readonly sessionIdleDays: number;
+  /** D60: days audit log entries are kept */
+  readonly auditRetentionDays: number;
 }
 
 export interface DeliveryRetention {
@@ -432,6 +434,13 @@ export const CONFIG_SPEC = [
     default: '30',
     doc: "A person's session unused for this many days expires (D47).",
     parse: int(1, 3650),
+  }),
+  spec({
+    name: 'PARLEY_AUDIT_RETENTION_DAYS',
+    key: 'auditRetentionDays',
+    default: '180',
+    doc: "Days the audit log (guilds' and the operator's) keeps its entries (D60).",
+    parse: int(1, 36500),
   }),
 ] as const;
 

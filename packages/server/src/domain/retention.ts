@@ -1,6 +1,7 @@
 import { sql } from '../storage/db.js';
 import type { Domain } from './context.js';
 import { periodOf } from './files/quota.js';
+import { pruneAudit } from './audit/audit.service.js';
 
 /**
  * D53 retention: rows that only grow are deleted once nothing needs them.
@@ -13,6 +14,7 @@ import { periodOf } from './files/quota.js';
  *   clocks are a little behind around midnight).
  * - People's sessions idle past PARLEY_SESSION_IDLE_DAYS (D47): a session is refused once idle
  *   that long anyway; one never presented again would otherwise stay forever.
+ * - Audit log entries older than PARLEY_AUDIT_RETENTION_DAYS (D60, default 180).
  */
 export interface Pruned {
   delivered: number;
@@ -20,6 +22,7 @@ export interface Pruned {
   usageDays: number;
   usageMonths: number;
   idleSessions: number;
+  auditEntries: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -70,12 +73,14 @@ export async function pruneRetained(
     .deleteFrom('user_sessions')
     .where('last_used_at', '<', now - (config.sessionIdleDays + 1) * DAY_MS)
     .executeTakeFirst();
+  const auditEntries = await pruneAudit(domain, config.auditRetentionDays);
   return {
     delivered,
     failed,
     usageDays: Number(days.numDeletedRows),
     usageMonths: Number(months.numDeletedRows),
     idleSessions: Number(idle.numDeletedRows),
+    auditEntries,
   };
 }
 
@@ -94,7 +99,10 @@ export function startRetention(
   const runOnce = (): Promise<void> =>
     (running ??= pruneRetained(domain)
       .then((p) => {
-        if (p.delivered + p.failed + p.usageDays + p.usageMonths + p.idleSessions > 0)
+        if (
+          p.delivered + p.failed + p.usageDays + p.usageMonths + p.idleSessions + p.auditEntries >
+          0
+        )
           log.info(
             {
               deliveriesDelivered: p.delivered,
@@ -102,8 +110,9 @@ export function startRetention(
               usageDays: p.usageDays,
               usageMonths: p.usageMonths,
               idleSessions: p.idleSessions,
+              auditEntries: p.auditEntries,
             },
-            'retention: removed old webhook deliveries, upload counters and idle sessions',
+            'retention: removed old webhook deliveries, upload counters, idle sessions and audit entries',
           );
       })
       .catch((err: unknown) => log.warn({ err }, 'retention pruning failed'))

@@ -11,6 +11,7 @@ import { Health } from '../health/health.js';
 import fastifyCookie from '@fastify/cookie';
 import { adminAuth, botAuth } from './plugins/auth.js';
 import { personAuth } from './plugins/person-auth.js';
+import { operatorLog } from './plugins/operator-log.js';
 import { appRoutes } from './routes/app/index.js';
 import {
   clientErrorHandler,
@@ -196,6 +197,8 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
             config: deps.domain.config,
           }),
         );
+        // D60: the operator's own log of every change
+        admin.addHook('onSend', operatorLog(deps.domain));
         await admin.register(adminRoutes, { deps });
       },
       { prefix: '/admin/v1' },

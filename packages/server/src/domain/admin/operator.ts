@@ -27,6 +27,7 @@ import { createRole, deleteRole, patchRole } from '../guilds/roles.service.js';
 import { createInvite, deleteInvite } from '../invites/invites.service.js';
 import { deleteGuildMessage } from '../moderation/moderation.service.js';
 import { deleteMessage } from './purge.js';
+import { writeOperatorChange } from '../audit/audit.service.js';
 
 /**
  * D52/D59: the operator's guild changes, for /admin/v1 and the CLI alike — each the one domain
@@ -113,7 +114,16 @@ export async function operatorDeleteMessage(
     .select('guild_id')
     .where('id', '=', channelId)
     .executeTakeFirst();
-  if (ch && ch.guild_id === null) return deleteMessage(d, channelId, messageId);
+  if (ch && ch.guild_id === null)
+    return deleteMessage(d, channelId, messageId, (trx) =>
+      writeOperatorChange(trx, d, {
+        what: 'MESSAGE_DELETE (DM)',
+        reason,
+        guildId: null,
+        targetId: messageId,
+        body: { channelId },
+      }),
+    );
   return deleteGuildMessage(d, operator(reason), channelId, messageId);
 }
 

@@ -153,3 +153,61 @@ export async function guildAuditLog(
 export async function operatorAuditLog(d: Domain, q: AuditQuery): Promise<AuditLog> {
   return page(d, { operator: true }, q);
 }
+
+/** Body keys never copied into the operator's log (D54: no secrets in logs). */
+const SECRET_KEY = /password|token|secret/i;
+
+/**
+ * D60: the operator's own log of a change that is not one of the guild actions (which write
+ * their own entry): a user, a bot, a webhook, a membership, a guild created… `what` names the
+ * route or command; the body's fields (secrets left out) are its changes. A `guildId` puts the
+ * entry in that guild's log too.
+ */
+export async function writeOperatorChange(
+  db: Db,
+  d: Pick<Domain, 'ids' | 'clock'>,
+  e: {
+    what: string;
+    reason: string | null;
+    guildId: number | null;
+    targetId: number | null;
+    body: unknown;
+  },
+): Promise<void> {
+  const fields =
+    e.body !== null && typeof e.body === 'object' && !Array.isArray(e.body)
+      ? Object.entries(e.body as Record<string, unknown>)
+          .filter(([k]) => !SECRET_KEY.test(k))
+          .map(([key, value]) => ({ key, new: value }))
+      : [];
+  await writeAudit(
+    db,
+    d,
+    { kind: 'operator', reason: e.reason },
+    {
+      guildId: e.guildId,
+      action: 'OPERATOR_CHANGE',
+      targetId: e.targetId,
+      changes: [{ key: 'change', new: e.what }, ...fields],
+    },
+  );
+}
+
+const DAY_MS = 86_400_000;
+
+/** D60 retention: entries older than `days` go (in batches, like the other retained rows). */
+export async function pruneAudit(d: Pick<Domain, 'db' | 'clock'>, days: number): Promise<number> {
+  const cutoff = d.clock.now() - days * DAY_MS;
+  let total = 0;
+  for (;;) {
+    const r = await d.db
+      .deleteFrom('audit_log')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('audit_log').select('id').where('created_at', '<', cutoff).limit(5000),
+      )
+      .executeTakeFirst();
+    const n = Number(r.numDeletedRows);
+    total += n;
+    if (n < 5000) return total;
+  }
+}

@@ -150,6 +150,8 @@ export async function requireMemberBelow(
   s: Standing,
   userId: number,
   ownerConflict?: string,
+  /** inside a transaction, its handle (SQLite has one connection: d.db would wait for it) */
+  db: Db = d.db,
 ): Promise<void> {
   if (userId === s.ownerId) {
     if (ownerConflict !== undefined)
@@ -157,7 +159,7 @@ export async function requireMemberBelow(
     if (s.rank === Number.POSITIVE_INFINITY) return;
   }
   if (s.rank === Number.POSITIVE_INFINITY) return;
-  const theirs = userId === s.ownerId ? s.rank : await memberRank(d.db, s.guildId, userId);
+  const theirs = userId === s.ownerId ? s.rank : await memberRank(db, s.guildId, userId);
   if (!(theirs < s.rank))
     throw forbidden(
       'This member is not ranked below you: you may act only on members whose highest role is below yours (D58)',

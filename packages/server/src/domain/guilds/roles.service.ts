@@ -244,7 +244,7 @@ export async function deleteRole(d: Domain, actor: Actor, roleId: number): Promi
 /**
  * D58 `PATCH /guilds/:guildId/roles [{id, position}]` → the roles in order. Each listed role
  * must be below the actor's rank and go to a position below it; @everyone keeps 0 (400). The
- * others keep their order; positions are then renumbered 1…n (ties: the listed role first).
+ * others keep their order; positions are then renumbered 1…n.
  */
 export async function reorderRoles(
   d: Domain,
@@ -269,9 +269,16 @@ export async function reorderRoles(
       requirePositionBelow(s, e.position);
       wanted.set(r.id, e.position);
     }
+    // A moved role takes the place asked for: moving up it lands above the role there, moving
+    // down below it.
     const order = current
-      .map((r, i) => ({ r, key: wanted.get(r.id) ?? r.position, moved: wanted.has(r.id), i }))
-      .sort((a, b) => a.key - b.key || Number(b.moved) - Number(a.moved) || a.i - b.i);
+      .map((r, i) => {
+        const to = wanted.get(r.id);
+        const key =
+          to === undefined ? r.position : to + (to > r.position ? 0.5 : to < r.position ? -0.5 : 0);
+        return { r, key, i };
+      })
+      .sort((a, b) => a.key - b.key || a.i - b.i);
     const before = await viewSnapshot(trx, guildId);
     const changes = [];
     for (const [i, { r }] of order.entries()) {
@@ -319,7 +326,7 @@ export async function setMemberRoles(
     if (d.dialect === 'postgres') member = member.forUpdate();
     const row = await member.executeTakeFirst();
     if (!row) throw notFound('member');
-    await requireMemberBelow(d, s, userId);
+    await requireMemberBelow(d, s, userId, undefined, trx);
     const had = (
       await trx
         .selectFrom('member_roles')

@@ -308,8 +308,13 @@ export const guildMessages = {
     body: EditMessageBody,
   ) => edit(d, p, await guildTarget(d, p, channelId, 0), messageId, body),
   // D59: the author's own, or anyone's with MANAGE_MESSAGES (moderation/moderation.service.ts)
-  remove: async (d: Domain, p: Principal, channelId: number, messageId: number) =>
-    deleteGuildMessage(d, actorOf(p), channelId, messageId),
+  remove: async (
+    d: Domain,
+    p: Principal,
+    channelId: number,
+    messageId: number,
+    reason: string | null = null,
+  ) => deleteGuildMessage(d, actorOf(p, reason), channelId, messageId),
 };
 
 /**

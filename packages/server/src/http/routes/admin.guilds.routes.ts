@@ -5,6 +5,7 @@ import {
   AdminGuildPatch,
   AdminRole,
   AdminRolePatch,
+  AuditLog,
   Channel,
 } from '@parley/protocol';
 import {
@@ -19,13 +20,56 @@ import {
 import { getChannel } from '../../domain/channels/channels.admin.js';
 import { getGuild, getRole, listGuilds } from '../../domain/guilds/guilds.admin.js';
 import { auditReason } from '../plugins/actor.js';
+import { guildAuditLog, operatorAuditLog } from '../../domain/audit/audit.service.js';
+import { operator } from '../../domain/guilds/actor.js';
 import type { ApiPlugin } from '../app.js';
-import { NoContent, params, responses } from '../schemas.js';
+import { AuditQuery } from './guild-admin.routes.js';
+import { NoContent, num, params, responses } from '../schemas.js';
 import { AdminPageQuery, pageOf, security, tags } from './admin.people.routes.js';
 
 /** D52: guilds, channels, roles and messages. */
 export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
   const d = deps.domain;
+  const auditQuery = (q: {
+    before?: string;
+    limit?: number;
+    action?: string;
+    actorId?: string;
+  }) => ({
+    before: num(q.before),
+    limit: q.limit ?? 50,
+    action: q.action,
+    actorId: num(q.actorId),
+  });
+
+  app.get(
+    '/audit-log',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "The operator's own log: every /admin/v1 and CLI change, newest first (D60)",
+        querystring: AuditQuery,
+        response: responses({ 200: AuditLog }),
+      },
+    },
+    async (req) => operatorAuditLog(d, auditQuery(req.query)),
+  );
+
+  app.get(
+    '/guilds/:guildId/audit-log',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Any guild's audit log, newest first (D60)",
+        params: params('guildId'),
+        querystring: AuditQuery,
+        response: responses({ 200: AuditLog }),
+      },
+    },
+    async (req) => guildAuditLog(d, operator(), Number(req.params.guildId), auditQuery(req.query)),
+  );
 
   app.get(
     '/guilds',
@@ -58,6 +102,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
   app.patch(
     '/guilds/:guildId',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,
@@ -73,6 +118,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
   app.delete(
     '/guilds/:guildId',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,
@@ -104,6 +150,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
   app.patch(
     '/channels/:channelId',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,
@@ -120,6 +167,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
   app.delete(
     '/channels/:channelId',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,
@@ -137,6 +185,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
   app.delete(
     '/channels/:channelId/messages/:messageId',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,
@@ -173,6 +222,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
   app.patch(
     '/roles/:roleId',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,
@@ -188,6 +238,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
   app.delete(
     '/roles/:roleId',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,

@@ -22,6 +22,7 @@ export const adminInviteRoutes: ApiPlugin = async (app, { deps }) => {
   app.post(
     '/guilds/:guildId/invites',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,
@@ -89,6 +90,7 @@ export const adminInviteRoutes: ApiPlugin = async (app, { deps }) => {
   app.delete(
     '/invites/:code',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,

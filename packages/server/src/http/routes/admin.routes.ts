@@ -101,6 +101,7 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
   app.post(
     '/guilds/:guildId/channels',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,
@@ -121,6 +122,7 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
   app.post(
     '/guilds/:guildId/roles',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,
@@ -179,6 +181,7 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
   app.put(
     '/channels/:channelId/overwrites/:roleId',
     {
+      config: { audited: true },
       schema: {
         tags,
         security,

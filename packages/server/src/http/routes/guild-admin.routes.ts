@@ -58,7 +58,8 @@ export const CodeParams = Type.Object({
   code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
 });
 
-const AuditQuery = Type.Object({
+/** D60: the audit log's page (newest first) and its filters. */
+export const AuditQuery = Type.Object({
   before: Type.Optional(CursorParam),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   action: Type.Optional(Type.String({ pattern: '^[A-Z_]{1,40}$' })),
@@ -319,7 +320,7 @@ export const guildAdminRoutes: ApiPlugin = async (app, { deps }) => {
     {
       schema: {
         tags,
-        summary: 'Time a member out, or end it (MODERATE_MEMBERS, ≤ 28 days, D58)',
+        summary: 'Time a member out, or end it (MODERATE_MEMBERS, D58 rank, ≤ 28 days)',
         params: params('guildId', 'userId'),
         body: PatchMemberBody,
         response: responses({ 200: MemberRoles }),

@@ -9,6 +9,7 @@ import {
 import { guildMessages, dmMessages } from '../../domain/messages/messages.service.js';
 import type { ApiPlugin } from '../app.js';
 import { principalOf } from '../plugins/auth.js';
+import { auditReason } from '../plugins/actor.js';
 import { MessagePageQuery, NoContent, num, params, responses } from '../schemas.js';
 
 /**
@@ -89,7 +90,10 @@ export const messageRoutes: ApiPlugin = async (app, { deps }) => {
       {
         schema: {
           tags: [tag],
-          summary: `Delete a message the caller sent in a ${what} (D13): 204`,
+          summary:
+            tag === 'dm'
+              ? `Delete a message the caller sent in a ${what} (D13): 204`
+              : `Delete a message: the caller's own (D13), or anyone's with MANAGE_MESSAGES (D59): 204`,
           params: params('channelId', 'messageId'),
           response: responses({ 204: NoContent }),
         },
@@ -100,6 +104,7 @@ export const messageRoutes: ApiPlugin = async (app, { deps }) => {
           principalOf(req),
           Number(req.params.channelId),
           Number(req.params.messageId),
+          auditReason(req),
         );
         return reply.code(204).send(null);
       },
