@@ -38,6 +38,7 @@ export {
   updateUser,
 } from '../domain/users/users.admin.js';
 export { stats } from '../domain/admin/stats.js';
+export { exportGuild } from '../domain/export/export.service.js';
 export {
   guildAuditLog,
   operatorAuditLog,

@@ -13,6 +13,7 @@ export function SettingsPage() {
       <Profile u={u} />
       <Password />
       <Sessions />
+      <YourData />
       <section class="card">
         <h2>Log out</h2>
         <button type="button" class="btn" onClick={() => void logout()}>
@@ -147,6 +148,25 @@ function Password() {
           Change password
         </button>
       </form>
+    </section>
+  );
+}
+
+/**
+ * Issue 28: take one's data along — a zip of the profile, memberships, own messages, DMs and
+ * uploads. A plain link: the browser sends the session cookie (D70) and saves the download.
+ */
+function YourData() {
+  return (
+    <section class="card">
+      <h2>Your data</h2>
+      <p class="muted small">
+        A zip of your profile, your guild memberships, the messages you wrote, your direct messages
+        and the files you uploaded (JSON lines and the files themselves).
+      </p>
+      <a class="btn" href="/app/v1/users/@me/export" download data-testid="export-data">
+        Download my data
+      </a>
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { sessionRoutes } from './sessions.routes.js';
 import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
 import { typingRoutes } from './typing.routes.js';
+import { exportRoutes } from './export.routes.js';
 import { guildAdminRoutes } from '../guild-admin.routes.js';
 
 /**
@@ -22,4 +23,5 @@ export const appRoutes: ApiPlugin[] = [
   guildAdminRoutes,
   inviteRoutes,
   typingRoutes,
+  exportRoutes,
 ];
