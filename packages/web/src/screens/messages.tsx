@@ -1,9 +1,10 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { del, describe, put } from '../lib/api.js';
 import type { Message } from '../lib/types.js';
 import { type ChannelLog, markRead, me } from '../state/store.js';
 import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
+import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
 
 /** The newest messages the DOM holds at the bottom (long channels stay smooth: issue #12). */
@@ -20,6 +21,8 @@ export interface ViewerInfo {
   avatars: ReadonlyMap<number, string>;
   /** may delete anyone's message (ADMINISTRATOR, D49 moderation) */
   moderator: boolean;
+  /** how mentions read (D62) */
+  names: MentionNames;
 }
 
 const media = (content: string): 'image' | 'audio' | 'video' | null => {
@@ -38,7 +41,7 @@ const time = (iso: string): string =>
 const day = (iso: string): string =>
   new Date(iso).toLocaleDateString([], { year: 'numeric', month: 'short', day: 'numeric' });
 
-function Body({ m, onMedia }: { m: Message; onMedia: () => void }) {
+function Body({ m, onMedia, names }: { m: Message; onMedia: () => void; names: MentionNames }) {
   const kind = media(m.content);
   const name = decodeURIComponent(m.content.split('/').pop() ?? '');
   if (kind === 'image')
@@ -60,7 +63,13 @@ function Body({ m, onMedia }: { m: Message; onMedia: () => void }) {
         onLoadedMetadata={onMedia}
       />
     );
-  return <div class="text">{m.content}</div>;
+  return <Text content={m.content} names={names} />;
+}
+
+/** D62: the content rendered as markdown (elements from an allow-list, never HTML). */
+function Text({ content, names }: { content: string; names: MentionNames }) {
+  const nodes = useMemo(() => renderMarkdown(content, names), [content, names]);
+  return <div class="text">{nodes}</div>;
 }
 
 function Editor(props: { m: Message; log: ChannelLog; done: () => void }) {
@@ -168,7 +177,7 @@ function Item(props: {
           <Editor m={m} log={props.log} done={() => setEditing(false)} />
         ) : (
           <>
-            <Body m={m} onMedia={props.onMedia} />
+            <Body m={m} onMedia={props.onMedia} names={info.names} />
             {m.editedTimestamp && (
               <span class="muted small" title={new Date(m.editedTimestamp).toLocaleString()}>
                 (edited)
@@ -239,6 +248,25 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
   /** an element to keep in place through the next render: its id and its offset in view */
   const anchor = useRef<{ id: number; top: number } | null>(null);
   const [newBelow, setNewBelow] = useState(false);
+  /** a masked link's address, asked about before leaving (D62) */
+  const [leaving, setLeaving] = useState<string | null>(null);
+
+  /** Spoilers open on click or Enter; a masked link first says where it goes. */
+  const onActivate = (e: Event) => {
+    const target = e.target as Element;
+    const spoiler = target.closest('.spoiler');
+    if (spoiler && !spoiler.classList.contains('shown')) {
+      e.preventDefault();
+      spoiler.classList.add('shown');
+      spoiler.setAttribute('aria-label', 'Spoiler');
+      return;
+    }
+    const a = target.closest<HTMLAnchorElement>('a[data-masked]');
+    if (a) {
+      e.preventDefault();
+      setLeaving(a.href);
+    }
+  };
 
   const endIdx = win.end === null ? items.length : upperIndex(items, win.end);
   const startIdx = Math.max(0, endIdx - win.size);
@@ -284,12 +312,15 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
     }
   });
 
-  // Something newer than the window arrived while the reader is up the page.
+  // A new message arrived while the reader is up the page (not older pages read in).
+  const newestSeen = useRef<number | undefined>(undefined);
   useEffect(() => {
     const newest = items[items.length - 1]?.id;
-    if (!atBottom.current && newest !== undefined && last !== undefined && newest > last)
+    const before = newestSeen.current;
+    newestSeen.current = newest;
+    if (!atBottom.current && before !== undefined && newest !== undefined && newest > before)
       setNewBelow(true);
-  }, [items, last]);
+  }, [items]);
 
   // Read marks: the newest message counts as read when the reader is at the bottom.
   useEffect(() => {
@@ -362,6 +393,11 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
         class="messages"
         ref={scroller}
         onScroll={onScroll}
+        onClick={onActivate}
+        onKeyDown={(e) => {
+          if ((e.key === 'Enter' || e.key === ' ') && (e.target as Element).matches('.spoiler'))
+            onActivate(e);
+        }}
         tabIndex={0}
         aria-label={props.label}
       >
@@ -397,6 +433,22 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
           {newBelow ? 'New messages ↓' : 'Jump to the present ↓'}
         </button>
       )}
+      <Confirm
+        open={leaving !== null}
+        title="Leave Parley?"
+        body={
+          <>
+            <p>This link goes to</p>
+            <p class="leaving-url">{leaving}</p>
+          </>
+        }
+        confirm="Open link"
+        onConfirm={() => {
+          if (leaving) window.open(leaving, '_blank', 'noopener,noreferrer');
+          setLeaving(null);
+        }}
+        onClose={() => setLeaving(null)}
+      />
     </div>
   );
 }
