@@ -1,6 +1,8 @@
 # Parley in a container (docs/deploy.md). Not exercised in CI: see the guide.
+# Node 26, the current LTS line (Active LTS since October 2026); the code itself runs on Node
+# ≥ 20.19 (README), and every dependency admits both (packages/server/test/unit/engines.test.ts).
 # Build stage: native modules (better-sqlite3) compile here, with the tools they need.
-FROM node:20-slim AS build
+FROM node:26-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -11,7 +13,7 @@ RUN npm ci
 RUN npm run build && npm prune --omit=dev
 
 # Run stage: no compilers, no sources beyond what runs, an unprivileged user.
-FROM node:20-slim
+FROM node:26-slim
 ENV NODE_ENV=production \
     PARLEY_HOST=0.0.0.0 \
     PARLEY_PORT=8080 \

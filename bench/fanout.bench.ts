@@ -1,3 +1,10 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { track } from './lib/children.js';
+import { startFloor, type FloorServer } from './lib/floor-server.js';
 import {
   connectGateway,
   type DispatchFrame,
@@ -6,6 +13,7 @@ import {
 import { HttpClient, mapLimit } from './lib/http-client.js';
 import { buildSoloChannels, buildWorld, Operator, type BotHandle } from './lib/operator.js';
 import { startParley } from './lib/parley-server.js';
+import { cpuMs } from './lib/rss.js';
 import { seconds, size } from './lib/sizes.js';
 import { nowMs, round, Samples, sleep, summarize, type LatencySummary } from './lib/stats.js';
 import type { Benchmark, BenchContext, BenchOutcome, Figure, TableRow } from './lib/types.js';
@@ -32,6 +40,7 @@ export const fanoutBench: Benchmark = {
     const server = await startParley({ label: 'fanout server', cpuProfDir: ctx.profileDir });
     const http = new HttpClient(server.origin, 64);
     const conns: GatewayConnection[] = [];
+    let floor: FloorServer | undefined;
     try {
       const op = new Operator(server);
       // (a)'s bot alone in a guild of its own (its messages have one recipient: itself);
@@ -123,39 +132,18 @@ export const fanoutBench: Benchmark = {
         }),
       );
       conns.push(...busyConns);
-      const bPost = new Samples(total);
-      const answered = new Uint8Array(total);
-      let postFailures = 0;
-      const fire = (i: number): void => {
-        const bot = busy[i % busy.length] as BotHandle;
-        const t0 = nowMs();
-        sentAt[i] = t0;
-        http
-          .request('POST', path, { token: bot.token, body: { content: `b-${i}` } })
-          .then((r) => {
-            answered[i] = 1;
-            if (r.status === 200) bPost.push(nowMs() - t0);
-            else postFailures += 1;
-          })
-          // A request cut off when the run ends is counted as unanswered below.
-          .catch(() => void (answered[i] === 0 && cutAt === 0 && (postFailures += 1)));
-      };
-      let cutAt = 0;
-      // Open loop: messages leave on schedule whether or not earlier ones were answered, so a
-      // slow server shows as latency rather than as a lower sending rate.
-      const start = nowMs();
-      let sent = 0;
-      await new Promise<void>((resolve) => {
-        const tick = setInterval(() => {
-          const due = Math.min(total, Math.floor(((nowMs() - start) * rate) / 1000));
-          while (sent < due) fire(sent++);
-          if (sent >= total) {
-            clearInterval(tick);
-            resolve();
-          }
-        }, 2);
+      const sender = openLoop({
+        http,
+        path,
+        total,
+        rate,
+        tokenFor: (i) => (busy[i % busy.length] as BotHandle).token,
+        contentFor: (i) => `b-${i}`,
+        sentAt,
       });
-      const sendSeconds = (nowMs() - start) / 1000;
+      await sender.done;
+      const { bPost, answered } = sender;
+      const sendSeconds = sender.seconds();
       // Bounded: a server that cannot keep up would otherwise keep the run going until its
       // backlog drains. What has not arrived by the deadline counts as missing, and enters the
       // percentiles with its wait so far (so p99 is then a lower bound, and says so).
@@ -163,7 +151,7 @@ export const fanoutBench: Benchmark = {
       const expected = total * busyBots;
       const received = (): number => states.reduce((n, s) => n + s.received, 0);
       while (received() < expected && nowMs() < deadline) await sleep(20);
-      cutAt = nowMs();
+      const cutAt = sender.cut();
       const late = expected - received();
       if (late > 0) {
         for (const st of states) {
@@ -182,6 +170,38 @@ export const fanoutBench: Benchmark = {
       const bHttp = summarize(bPost.values());
       const missing = late;
       const outOfOrder = states.reduce((n, s) => n + s.outOfOrder, 0);
+      for (const c of busyConns) c.close();
+      // D28: a bot's next connection must come at least 1 s after this one.
+      await sleep(1100);
+
+      // (b) again with the readers in child processes (issue 29), then the floor beside it: a
+      // bare `ws` server (bench/servers/floor.ts, SQLite: the send written durably, then one
+      // frame per socket) sent the same load and read by the same reader processes.
+      const child = await busyFromChildren({
+        label: 'Parley',
+        origin: server.origin,
+        gatewayUrl: server.gatewayUrl,
+        path,
+        tokens: busy.map((b) => b.token),
+        senderToken: (i) => (busy[i % busy.length] as BotHandle).token,
+        total,
+        rate,
+        drainS,
+        log: (line) => ctx.log(line),
+      });
+      floor = await startFloor('sqlite');
+      const floorRun = await busyFromChildren({
+        label: 'floor (bare ws server)',
+        origin: floor.origin,
+        gatewayUrl: `${floor.origin.replace('http', 'ws')}/gateway`,
+        path,
+        tokens: busy.map((_, i) => `floor-${i}`),
+        senderToken: (i) => `floor-${i % busy.length}`,
+        total,
+        rate,
+        drainS,
+        log: (line) => ctx.log(line),
+      });
 
       const row = (what: string, s: LatencySummary, n: number): TableRow => ({
         case: what,
@@ -194,7 +214,15 @@ export const fanoutBench: Benchmark = {
         row('(a) POST round trip', aHttp, aHttp.count),
         row('(a) POST → MESSAGE_CREATE', a, a.count),
         row(`(b) POST round trip @${rate}/s`, bHttp, bHttp.count),
-        row(`(b) POST → MESSAGE_CREATE ×${busyBots} bots`, b, b.count),
+        row(`(b) POST → MESSAGE_CREATE ×${busyBots} bots (old form)`, b, b.count),
+        row(`(b) POST round trip, readers in child processes`, child.post, child.post.count),
+        row(
+          `(b) POST → MESSAGE_CREATE, readers in child processes`,
+          child.event,
+          child.event.count,
+        ),
+        row(`(b) floor: POST round trip`, floorRun.post, floorRun.post.count),
+        row(`(b) floor: POST → frame`, floorRun.event, floorRun.event.count),
       ];
       const figures: Figure[] = [
         {
@@ -220,7 +248,7 @@ export const fanoutBench: Benchmark = {
         },
         {
           id: 'b_p99',
-          label: `(b) ${busyBots} bots p99`,
+          label: `(b) ${busyBots} bots p99 (old form: readers in this process)`,
           value: round(b.p99, 3),
           unit: 'ms',
           ...(late > 0
@@ -250,6 +278,56 @@ export const fanoutBench: Benchmark = {
           target: { op: '<=', value: 0 },
         },
         {
+          id: 'b_child_p99',
+          label: `(b) ${busyBots} bots p99, readers in child processes`,
+          value: round(child.event.p99, 3),
+          unit: 'ms',
+          ...(child.missing > 0
+            ? { basis: `a lower bound: ${child.missing} events had not arrived at the cut-off` }
+            : {}),
+          target: { op: '<=', value: 25 },
+        },
+        {
+          id: 'b_child_p50',
+          label: `(b) ${busyBots} bots p50, readers in child processes`,
+          value: round(child.event.p50, 3),
+          unit: 'ms',
+        },
+        {
+          id: 'b_floor_p99',
+          label: `(b) floor p99: a bare ws server, the same load and readers`,
+          value: round(floorRun.event.p99, 3),
+          unit: 'ms',
+        },
+        {
+          id: 'b_child_floor_ratio_p99',
+          label: '(b) p99 ÷ floor p99 (readers in child processes)',
+          value: round(child.event.p99 / Math.max(0.001, floorRun.event.p99), 3),
+          unit: 'x',
+          basis: `${round(child.event.p99, 3)} ms ÷ ${round(floorRun.event.p99, 3)} ms`,
+          target: { op: '<=', value: 2 },
+        },
+        {
+          id: 'b_child_missing',
+          label: `(b) readers in child processes: events not delivered within ${drainS} s`,
+          value: child.missing,
+          unit: 'count',
+          target: { op: '<=', value: 0 },
+        },
+        {
+          id: 'b_child_out_of_order',
+          label: '(b) readers in child processes: out-of-order events',
+          value: child.outOfOrder,
+          unit: 'count',
+          target: { op: '<=', value: 0 },
+        },
+        {
+          id: 'b_reader_cores',
+          label: '(b) reader processes CPU (cores) during the load',
+          value: round(child.readerCpuCores, 3),
+          unit: 'cores',
+        },
+        {
           id: 'b_rate',
           label: '(b) send rate achieved',
           value: Math.round(total / sendSeconds),
@@ -257,11 +335,21 @@ export const fanoutBench: Benchmark = {
         },
       ];
       const warnings: string[] = [];
+      const postFailures = sender.failures();
       if (postFailures) warnings.push(`${postFailures} of ${total} sends failed in (b)`);
       if (late || unanswered)
         warnings.push(
           `(b) the server fell behind: ${unanswered} of ${total} sends unanswered and ${late} ` +
             `events not delivered ${drainS} s after the last send; (b) percentiles are lower bounds`,
+        );
+      if (child.failures || child.unanswered)
+        warnings.push(
+          `(b, child readers) ${child.failures} sends failed, ${child.unanswered} unanswered`,
+        );
+      if (child.closed) warnings.push(`(b, child readers) ${child.closed} sockets closed`);
+      if (floorRun.missing || floorRun.failures)
+        warnings.push(
+          `(b, floor) ${floorRun.missing} frames missing, ${floorRun.failures} sends failed`,
         );
       if (aMissing) warnings.push(`${aMissing} of ${quietCount} events never arrived in (a)`);
       return {
@@ -285,12 +373,202 @@ export const fanoutBench: Benchmark = {
             unanswered,
             drainS,
           },
+          busyChildReaders: child,
+          busyFloor: floorRun,
         },
       };
     } finally {
       for (const c of conns) c.close(true);
       http.close();
-      await server.dispose();
+      await Promise.all([server.dispose(), floor?.dispose()]);
     }
   },
 };
+
+/** The open-loop sender of (b): message i leaves at i ÷ rate seconds, answered or not. */
+function openLoop(o: {
+  http: HttpClient;
+  path: string;
+  total: number;
+  rate: number;
+  tokenFor: (i: number) => string;
+  contentFor: (i: number, t0: number) => string;
+  sentAt: Float64Array;
+}) {
+  const bPost = new Samples(o.total);
+  const answered = new Uint8Array(o.total);
+  let failures = 0;
+  let cutAt = 0;
+  const fire = (i: number): void => {
+    const t0 = nowMs();
+    o.sentAt[i] = t0;
+    o.http
+      .request('POST', o.path, { token: o.tokenFor(i), body: { content: o.contentFor(i, t0) } })
+      .then((r) => {
+        answered[i] = 1;
+        if (r.status === 200) bPost.push(nowMs() - t0);
+        else failures += 1;
+      })
+      // A request cut off when the run ends is counted as unanswered by the caller.
+      .catch(() => void (answered[i] === 0 && cutAt === 0 && (failures += 1)));
+  };
+  // Open loop: messages leave on schedule whether or not earlier ones were answered, so a
+  // slow server shows as latency rather than as a lower sending rate.
+  const start = nowMs();
+  let sent = 0;
+  let end = 0;
+  const done = new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const due = Math.min(o.total, Math.floor(((nowMs() - start) * o.rate) / 1000));
+      while (sent < due) fire(sent++);
+      if (sent >= o.total) {
+        clearInterval(tick);
+        end = nowMs();
+        resolve();
+      }
+    }, 2);
+  });
+  return {
+    done,
+    bPost,
+    answered,
+    seconds: () => (end - start) / 1000,
+    failures: () => failures,
+    cut: () => (cutAt = nowMs()),
+  };
+}
+
+interface ChildResult {
+  event: LatencySummary;
+  post: LatencySummary;
+  missing: number;
+  outOfOrder: number;
+  closed: number;
+  unanswered: number;
+  failures: number;
+  rate: number;
+  readerCpuCores: number;
+}
+
+const READER_PROCS = 2;
+
+/**
+ * (b) with the readers in child processes (issue 29, bench/lib/fanout-readers.ts): `tokens`
+ * connect to `gatewayUrl` from READER_PROCS processes, then the same open-loop load is sent to
+ * `origin` + `path`. Used for Parley and for the floor beside it.
+ */
+async function busyFromChildren(o: {
+  label: string;
+  origin: string;
+  gatewayUrl: string;
+  path: string;
+  tokens: string[];
+  senderToken: (i: number) => string;
+  total: number;
+  rate: number;
+  drainS: number;
+  log: (line: string) => void;
+}): Promise<ChildResult> {
+  const tmp = mkdtempSync(join(tmpdir(), 'parley-fanout-'));
+  const children: ChildProcess[] = [];
+  const http = new HttpClient(o.origin, 64);
+  const ask = <T>(c: ChildProcess, k: string, extra: object = {}): Promise<T> =>
+    new Promise((resolve) => {
+      const on = (m: { k: string }) => {
+        if (m.k !== k) return;
+        c.off('message', on);
+        resolve(m as T);
+      };
+      c.on('message', on);
+      c.send({ k, ...extra });
+    });
+  try {
+    const childFile = fileURLToPath(new URL('./lib/fanout-readers.ts', import.meta.url));
+    const per = Math.ceil(o.tokens.length / READER_PROCS);
+    const ups: Array<Promise<unknown>> = [];
+    for (let p = 0; p < READER_PROCS; p++) {
+      const slice = o.tokens.slice(p * per, (p + 1) * per);
+      if (slice.length === 0) continue;
+      const jobFile = join(tmp, `job-${p}.json`);
+      writeFileSync(
+        jobFile,
+        JSON.stringify({ gatewayUrl: o.gatewayUrl, tokens: slice, heartbeatMs: 10_000 }),
+      );
+      const child = fork(childFile, [jobFile], {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      track(child);
+      children.push(child);
+      ups.push(
+        new Promise((resolve, reject) => {
+          child.on('message', (m: { k: string; message?: string }) => {
+            if (m.k === 'up') resolve(m);
+            if (m.k === 'error') reject(new Error(m.message));
+          });
+          child.once('exit', (code) => reject(new Error(`reader process exited with ${code}`)));
+        }),
+      );
+    }
+    await Promise.all(ups);
+    await sleep(500); // READY and the rest of the opening are over
+    await Promise.all(children.map((c) => ask(c, 'started', { k: 'start', total: o.total })));
+    o.log(`fanout (b): ${o.label}: ${o.tokens.length} readers in ${children.length} processes`);
+    const pids = children.map((c) => c.pid).filter((p): p is number => p !== undefined);
+    const readerCpu = (): number => pids.reduce((n, p) => n + cpuMs(p), 0);
+    const cpu0 = readerCpu();
+    const sentAt = new Float64Array(o.total).fill(Number.NaN);
+    const sender = openLoop({
+      http,
+      path: o.path,
+      total: o.total,
+      rate: o.rate,
+      tokenFor: o.senderToken,
+      contentFor: (i, t0) => `b-${i}@${t0.toFixed(3)}`,
+      sentAt,
+    });
+    await sender.done;
+    const expected = o.total * o.tokens.length;
+    const deadline = nowMs() + o.drainS * 1000;
+    for (;;) {
+      const got = await Promise.all(
+        children.map((c) => ask<{ received: number }>(c, 'progress').then((m) => m.received)),
+      );
+      if (got.reduce((a, b) => a + b, 0) >= expected || nowMs() >= deadline) break;
+      await sleep(20);
+    }
+    const cutAt = sender.cut();
+    const readerCpuCores = (readerCpu() - cpu0) / Math.max(1, cutAt - (sentAt[0] ?? cutAt));
+    const counts = await Promise.all(
+      children.map((c) =>
+        ask<{
+          missing: number;
+          outOfOrder: number;
+          closed: number;
+          latencies: number[];
+        }>(c, 'count', { sentAt: Array.from(sentAt), cutAt }),
+      ),
+    );
+    let unanswered = 0;
+    for (let i = 0; i < o.total; i++) {
+      if (sender.answered[i]) continue;
+      unanswered += 1;
+      sender.bPost.push(cutAt - (sentAt[i] ?? cutAt));
+    }
+    return {
+      event: summarize(counts.flatMap((c) => c.latencies)),
+      post: summarize(sender.bPost.values()),
+      missing: counts.reduce((n, c) => n + c.missing, 0),
+      outOfOrder: counts.reduce((n, c) => n + c.outOfOrder, 0),
+      closed: counts.reduce((n, c) => n + c.closed, 0),
+      unanswered,
+      failures: sender.failures(),
+      rate: Math.round(o.total / sender.seconds()),
+      readerCpuCores,
+    };
+  } finally {
+    for (const c of children) c.kill('SIGKILL');
+    http.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}

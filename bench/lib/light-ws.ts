@@ -21,12 +21,14 @@ export interface LightOptions {
   heartbeatMs: number;
   /** read only on drainAll (see above); 0 or absent: read as data arrives */
   batchMs?: number;
-  /** a text frame's first bytes (up to PEEK_BYTES) */
+  /** a text frame's first bytes (up to `peekBytes`) */
   onText?: (peek: Buffer) => void;
+  /** how much of a text frame's payload onText sees (PEEK_BYTES unless given) */
+  peekBytes?: number;
   onClose?: () => void;
 }
 
-/** How much of a text frame's payload onText sees. */
+/** How much of a text frame's payload onText sees by default. */
 export const PEEK_BYTES = 32;
 
 const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
@@ -149,7 +151,7 @@ export class LightSocket {
         h = 10;
       }
       // Control frames are read whole (≤ 125 bytes); a text frame's first bytes are peeked.
-      const need = opcode >= 0x8 ? len : Math.min(len, PEEK_BYTES);
+      const need = opcode >= 0x8 ? len : Math.min(len, this.o.peekBytes ?? PEEK_BYTES);
       if (b.length - off - h < need) break;
       const at = off + h;
       if (opcode === 0x1) {

@@ -61,8 +61,21 @@ export const CreateRoleBody = Type.Object(
 );
 export type CreateRoleBody = Static<typeof CreateRoleBody>;
 
+/** D58: a role's rank, colour and whether anyone may mention it. */
+export const RoleColor = Type.Union(
+  [Type.Integer({ minimum: 0, maximum: 0xffffff }), Type.Null()],
+  {
+    description: 'D58: 0xRRGGBB, or null (no colour)',
+  },
+);
+const rankFields = {
+  position: Type.Integer({ minimum: 0, description: 'D58: @everyone 0; higher outranks' }),
+  color: RoleColor,
+  mentionable: Type.Boolean(),
+};
+
 export const Role = Type.Object(
-  { id: Id, name: Type.String(), permissions: Type.Integer() },
+  { id: Id, name: Type.String(), permissions: Type.Integer(), ...rankFields },
   { title: 'Role', additionalProperties: false },
 );
 export type Role = Static<typeof Role>;
@@ -231,13 +244,18 @@ export const AdminChannelPatch = Type.Object(
 export type AdminChannelPatch = Static<typeof AdminChannelPatch>;
 
 export const AdminRole = Type.Object(
-  { id: Id, guildId: Id, name: Type.String(), permissions: Type.Integer() },
+  { id: Id, guildId: Id, name: Type.String(), permissions: Type.Integer(), ...rankFields },
   { title: 'AdminRole', additionalProperties: false },
 );
 export type AdminRole = Static<typeof AdminRole>;
 
 export const AdminRolePatch = Type.Object(
-  { name: Type.Optional(LabelName), permissions: Type.Optional(PermissionBits) },
+  {
+    name: Type.Optional(LabelName),
+    permissions: Type.Optional(PermissionBits),
+    color: Type.Optional(RoleColor),
+    mentionable: Type.Optional(Type.Boolean()),
+  },
   { title: 'AdminRolePatch', additionalProperties: false, minProperties: 1 },
 );
 export type AdminRolePatch = Static<typeof AdminRolePatch>;

@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { Delivery, Role, User } from './admin.js';
+import { Delivery, Role, RoleColor, User } from './admin.js';
 import { Id } from './ids.js';
 import { ALL_PERMISSIONS } from './permissions.js';
 import { Bot, Channel, MemberUser, Timestamp } from './rest.js';
+import { BotEvents } from './rich.js';
 import { AvatarUrl, BotDescription, LabelName, PersonName } from './text.js';
 
 /**
@@ -193,13 +194,23 @@ export const PatchChannelBody = Type.Object(
 export type PatchChannelBody = Static<typeof PatchChannelBody>;
 
 export const CreateAppRoleBody = Type.Object(
-  { name: LabelName, permissions: PermissionBits },
+  {
+    name: LabelName,
+    permissions: PermissionBits,
+    color: Type.Optional(RoleColor),
+    mentionable: Type.Optional(Type.Boolean()),
+  },
   { title: 'CreateAppRoleBody', additionalProperties: false },
 );
 export type CreateAppRoleBody = Static<typeof CreateAppRoleBody>;
 
 export const PatchRoleBody = Type.Object(
-  { name: Type.Optional(LabelName), permissions: Type.Optional(PermissionBits) },
+  {
+    name: Type.Optional(LabelName),
+    permissions: Type.Optional(PermissionBits),
+    color: Type.Optional(RoleColor),
+    mentionable: Type.Optional(Type.Boolean()),
+  },
   { title: 'PatchRoleBody', additionalProperties: false, minProperties: 1 },
 );
 export type PatchRoleBody = Static<typeof PatchRoleBody>;
@@ -210,6 +221,60 @@ export const MemberRolesBody = Type.Object(
 );
 export type MemberRolesBody = Static<typeof MemberRolesBody>;
 
+/** D58: `PATCH /guilds/:guildId/roles` — new positions; the answer is the roles in order. */
+export const ReorderRolesBody = Type.Array(
+  Type.Object(
+    { id: Id, position: Type.Integer({ minimum: 1, maximum: 1000 }) },
+    { additionalProperties: false },
+  ),
+  { title: 'ReorderRolesBody', minItems: 1, maxItems: 250 },
+);
+export type ReorderRolesBody = Static<typeof ReorderRolesBody>;
+
+export const RoleList = Type.Object(
+  { roles: Type.Array(Role) },
+  { title: 'RoleList', additionalProperties: false },
+);
+export type RoleList = Static<typeof RoleList>;
+
+/** D58: time a member out (at most 28 days ahead) or end it (null). */
+export const PatchMemberBody = Type.Object(
+  { timeoutUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]) },
+  { title: 'PatchMemberBody', additionalProperties: false },
+);
+export type PatchMemberBody = Static<typeof PatchMemberBody>;
+
+/** D60: one audit entry; `changes` lists the keys that changed. */
+export const AuditEntry = Type.Object(
+  {
+    id: Id,
+    actorId: Type.Union([Id, Type.Null()]),
+    actorType: Type.Union([Type.Literal('user'), Type.Literal('bot'), Type.Literal('operator')]),
+    action: Type.String(),
+    targetId: Type.Union([Id, Type.Null()]),
+    reason: Type.Union([Type.String(), Type.Null()]),
+    changes: Type.Array(
+      Type.Object(
+        {
+          key: Type.String(),
+          old: Type.Optional(Type.Unknown()),
+          new: Type.Optional(Type.Unknown()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    createdAt: Timestamp,
+  },
+  { title: 'AuditEntry', additionalProperties: false },
+);
+export type AuditEntry = Static<typeof AuditEntry>;
+
+export const AuditLog = Type.Object(
+  { entries: Type.Array(AuditEntry), hasMore: Type.Boolean() },
+  { title: 'AuditLog', additionalProperties: false },
+);
+export type AuditLog = Static<typeof AuditLog>;
+
 /** D49: a channel's overwrite for a role (unknown fields refused, unlike the operator's form). */
 export const AppOverwriteBody = Type.Object(
   { allow: PermissionBits, deny: PermissionBits },
@@ -219,7 +284,13 @@ export type AppOverwriteBody = Static<typeof AppOverwriteBody>;
 
 /** D51 GUILD_MEMBER_UPDATE data, and the answer of the member-roles route. */
 export const MemberRoles = Type.Object(
-  { guildId: Id, user: MemberUser, roles: Type.Array(Id) },
+  {
+    guildId: Id,
+    user: MemberUser,
+    roles: Type.Array(Id),
+    /** D58: present while the member is timed out */
+    timeoutUntil: Type.Optional(Timestamp),
+  },
   { title: 'MemberRoles', additionalProperties: false },
 );
 export type MemberRoles = Static<typeof MemberRoles>;
@@ -313,10 +384,19 @@ export const PatchBotBody = Type.Object(
     name: Type.Optional(LabelName),
     description: Type.Optional(BotDescription),
     avatar: Type.Optional(Type.Union([AvatarUrl, Type.Null()])),
+    /** D63: event types beyond D34's eight, for gateway and webhook alike ([] = none) */
+    events: Type.Optional(BotEvents),
   },
   { title: 'PatchBotBody', additionalProperties: false, minProperties: 1 },
 );
 export type PatchBotBody = Static<typeof PatchBotBody>;
+
+/** D63: PATCH /api/v1/bot/me — the bot's own subscription. */
+export const PatchBotMeBody = Type.Object(
+  { events: BotEvents },
+  { title: 'PatchBotMeBody', additionalProperties: false },
+);
+export type PatchBotMeBody = Static<typeof PatchBotMeBody>;
 
 export const DeliveryAttempt = Type.Object(
   {

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
+  /** D58: the member is timed out: they can only read until it ends */
+  TIMED_OUT: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   /** D54: the request did not fully arrive in time (answered below the router) */

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id } from './ids.js';
 import { Message, MemberUser, Timestamp } from './rest.js';
+import type { ChannelPinsUpdateData, MessageEmbedsUpdateData, ReactionEventData } from './rich.js';
 
 /** INTERFACE "Event types": exactly these eight. */
 export const EVENT_TYPES = [
@@ -44,7 +45,23 @@ export interface EventDataMap {
   GUILD_MEMBER_REMOVE: Static<typeof GuildMemberRemoveData>;
 }
 
+/**
+ * D63/D71: events beyond D34's eight. People receive them (D51); a bot only when it subscribed
+ * (`events` of GET|PATCH /bot/me), on its gateway and its webhook alike.
+ */
+export interface RichEventDataMap {
+  MESSAGE_REACTION_ADD: ReactionEventData;
+  MESSAGE_REACTION_REMOVE: ReactionEventData;
+  CHANNEL_PINS_UPDATE: ChannelPinsUpdateData;
+  MESSAGE_EMBEDS_UPDATE: MessageEmbedsUpdateData;
+}
+export type RichEventType = keyof RichEventDataMap;
+
 /** INTERFACE "Event envelope": the webhook body, and the gateway's t/d (D30). */
 export type EventEnvelope = {
   [K in EventType]: { type: K; data: EventDataMap[K] };
 }[EventType];
+
+/** Any envelope the server records: the eight, and D63/D71's for subscribers. */
+export type AnyEventEnvelope =
+  EventEnvelope | { [K in RichEventType]: { type: K; data: RichEventDataMap[K] } }[RichEventType];

@@ -1,5 +1,17 @@
 import { Type, type Static } from 'typebox';
 import { Id } from './ids.js';
+import { Components, MessageInteraction } from './interactions.js';
+import {
+  AllowedMentions,
+  Attachment,
+  Embed,
+  EmbedInput,
+  MessageReference,
+  MessageReferenceBody,
+  Reaction,
+  RICH_LIMITS,
+  BotEvents,
+} from './rich.js';
 
 /** D18: ISO 8601 UTC with milliseconds. */
 export const Timestamp = Type.String({
@@ -24,24 +36,58 @@ export const Bot = Type.Object(
     avatar: Type.String({ description: 'absolute URL (D20)' }),
     description: Type.String(),
     botUser: BotUser,
+    /** D63: the event types it subscribed to beyond D34's eight; absent when none */
+    events: Type.Optional(BotEvents),
   },
   { title: 'Bot', additionalProperties: false },
 );
 export type Bot = Static<typeof Bot>;
 
-/** D18: author is exactly {id, name}. */
-export const Author = Type.Object({ id: Id, name: Type.String() }, { additionalProperties: false });
+/** D18: author is {id, name}; D56: a bot author adds `isBot: true` (absent for people). */
+export const Author = Type.Object(
+  { id: Id, name: Type.String(), isBot: Type.Optional(Type.Literal(true)) },
+  { additionalProperties: false },
+);
 
-/** D17: the same Message object everywhere; guild messages carry guildId, DM messages never. */
+/**
+ * D17: the same Message object everywhere; guild messages carry guildId, DM messages never.
+ * D61: the fields after `editedTimestamp` are present only when they carry something (D56).
+ */
+const messageFields = {
+  id: Id,
+  channelId: Id,
+  guildId: Type.Optional(Id),
+  content: Type.String(),
+  author: Author,
+  timestamp: Timestamp,
+  editedTimestamp: Type.Optional(Timestamp),
+  mentions: Type.Optional(Type.Array(Id)),
+  mentionRoles: Type.Optional(Type.Array(Id)),
+  mentionEveryone: Type.Optional(Type.Literal(true)),
+  attachments: Type.Optional(Type.Array(Attachment)),
+  embeds: Type.Optional(Type.Array(Embed)),
+  reactions: Type.Optional(Type.Array(Reaction)),
+  pinned: Type.Optional(Type.Literal(true)),
+  // D65: a bot's buttons and selects; D61: 1 = ephemeral (128: the "thinking…" of a deferred
+  // reply); the interaction a reply answers
+  components: Type.Optional(Components),
+  flags: Type.Optional(Type.Integer({ minimum: 1 })),
+  interaction: Type.Optional(MessageInteraction),
+};
+
+/** D61: the message a reply answers, as it is now, without its own reference. */
+export const ReferencedMessage = Type.Object(messageFields, {
+  title: 'ReferencedMessage',
+  additionalProperties: false,
+});
+export type ReferencedMessage = Static<typeof ReferencedMessage>;
+
 export const Message = Type.Object(
   {
-    id: Id,
-    channelId: Id,
-    guildId: Type.Optional(Id),
-    content: Type.String(),
-    author: Author,
-    timestamp: Timestamp,
-    editedTimestamp: Type.Optional(Timestamp),
+    ...messageFields,
+    reference: Type.Optional(MessageReference),
+    /** null once the replied-to message is deleted */
+    referencedMessage: Type.Optional(Type.Union([ReferencedMessage, Type.Null()])),
   },
   { title: 'Message', additionalProperties: false },
 );
@@ -53,13 +99,41 @@ export const MsgType = Type.Union(
   { description: '0 text (default); 1 image, 2 audio, 3 video: content is an uploaded file URL' },
 );
 
+/**
+ * D14/D15 and D61: `content` may be empty (or left out) only when the message carries
+ * attachments or embeds; D71: `suppressEmbeds` skips link previews.
+ */
 export const SendMessageBody = Type.Object(
-  { content: Content, msgType: Type.Optional(MsgType) },
+  {
+    content: Type.Optional(Type.String({ maxLength: MAX_CONTENT_CODEPOINTS })),
+    msgType: Type.Optional(MsgType),
+    messageReference: Type.Optional(MessageReferenceBody),
+    allowedMentions: Type.Optional(AllowedMentions),
+    attachments: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+        minItems: 1,
+        maxItems: RICH_LIMITS.attachments,
+      }),
+    ),
+    embeds: Type.Optional(Type.Array(EmbedInput, { maxItems: RICH_LIMITS.embeds })),
+    suppressEmbeds: Type.Optional(Type.Boolean()),
+    /** D65: bots only */
+    components: Type.Optional(Components),
+  },
   { title: 'SendMessageBody' },
 );
 export type SendMessageBody = Static<typeof SendMessageBody>;
 
-export const EditMessageBody = Type.Object({ content: Content }, { title: 'EditMessageBody' });
+/** D61: an edit may change content and (a bot's) embeds, never attachments. */
+export const EditMessageBody = Type.Object(
+  {
+    content: Content,
+    embeds: Type.Optional(Type.Array(EmbedInput, { maxItems: RICH_LIMITS.embeds })),
+    /** D65: a bot's components ([] removes them) */
+    components: Type.Optional(Components),
+  },
+  { title: 'EditMessageBody' },
+);
 export type EditMessageBody = Static<typeof EditMessageBody>;
 
 /** INTERFACE: the edit response is {id, channelId, content, editedTimestamp}. */
@@ -94,8 +168,9 @@ export const ChannelList = Type.Object(
 );
 export type ChannelList = Static<typeof ChannelList>;
 
+/** D56: a bot member's user carries `isBot: true` (absent for people). */
 export const MemberUser = Type.Object(
-  { id: Id, name: Type.String(), avatar: Type.String() },
+  { id: Id, name: Type.String(), avatar: Type.String(), isBot: Type.Optional(Type.Literal(true)) },
   { title: 'MemberUser', additionalProperties: false },
 );
 export type MemberUser = Static<typeof MemberUser>;
@@ -108,7 +183,13 @@ export const MemberSummary = Type.Object(
 export type MemberSummary = Static<typeof MemberSummary>;
 
 export const Member = Type.Object(
-  { user: MemberUser, roles: Type.Array(Id), joinedAt: Timestamp },
+  {
+    user: MemberUser,
+    roles: Type.Array(Id),
+    joinedAt: Timestamp,
+    /** D58: present while the member is timed out */
+    timeoutUntil: Type.Optional(Timestamp),
+  },
   { title: 'Member', additionalProperties: false },
 );
 export type Member = Static<typeof Member>;

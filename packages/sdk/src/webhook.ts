@@ -8,7 +8,7 @@ import { ParleyError } from './errors.js';
 export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
 export interface VerifyOptions {
-  /** refuse a delivery whose `X-Service-Timestamp` is further than this from now (default 300 s) */
+  /** refuse a delivery whose timestamp is further than this from now (default 300 s: D38, D68) */
   toleranceS?: number;
   /** the clock, in ms (tests) */
   now?: () => number;
@@ -21,12 +21,62 @@ const header = (h: HeaderBag, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
+/** Constant-time equality of two strings (lengths may differ: that alone is not secret). */
+const same = (a: string, b: string): boolean => {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+const refuse = (code: string, message: string): ParleyError => new ParleyError(code, message, 401);
+
 /**
- * D38: check a webhook delivery and return its event. The signature
- * `X-Service-Signature: sha256=<hex HMAC-SHA256(secret, body)>` is computed over the exact body
- * bytes (pass the raw body, not re-serialized JSON) and compared in constant time; a delivery
- * whose `X-Service-Timestamp` is more than `toleranceS` away from now is refused (a replay).
- * Throws a {@link ParleyError} (`BAD_SIGNATURE`, `STALE_TIMESTAMP`, `BAD_PAYLOAD`).
+ * D68: the Standard Webhooks key is the bytes the secret encodes (`whsec_` + base64; a secret made
+ * before D68 is base64url, which Node's decoder also reads, giving the bytes D68 names).
+ */
+const standardKey = (secret: string): Buffer =>
+  Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+
+/**
+ * D68: `webhook-signature` holds one or more space-separated `v1,<base64>` signatures of
+ * `id.timestamp.body`; one of them must match. Returns the signed id and timestamp.
+ */
+function checkStandard(
+  secret: string,
+  body: Buffer,
+  headers: HeaderBag,
+  signatures: string,
+): { id: string; timestamp: string } {
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  if (!id || !timestamp || !/^\d+$/.test(timestamp))
+    throw refuse(
+      'BAD_SIGNATURE',
+      'webhook-signature without webhook-id and webhook-timestamp (D68)',
+    );
+  const expected = createHmac('sha256', standardKey(secret))
+    .update(`${id}.${timestamp}.`)
+    .update(body)
+    .digest('base64');
+  const ok = signatures.split(' ').some((s) => s.startsWith('v1,') && same(s.slice(3), expected));
+  if (!ok)
+    throw refuse(
+      'BAD_SIGNATURE',
+      'webhook-signature does not match the id, timestamp and body (D68)',
+    );
+  return { id, timestamp };
+}
+
+/**
+ * Check a webhook delivery and return its event. Parley signs every delivery twice:
+ * D38's `X-Service-Signature: sha256=<hex HMAC-SHA256(secret, body)>` over the exact body bytes,
+ * and D68's Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`),
+ * which sign the delivery id and the time too. Each signature present is checked, in constant
+ * time (at least one must be); a delivery whose timestamp is more than `toleranceS` (5 minutes)
+ * from now is refused as a replay. With the standard headers the time checked is the signed one,
+ * so an old delivery replayed with a fresh `X-Service-Timestamp` is refused. Pass the raw body, not
+ * re-serialized JSON. Throws a {@link ParleyError} (`BAD_SIGNATURE`, `STALE_TIMESTAMP`,
+ * `BAD_PAYLOAD`).
  */
 export function verifyWebhook(
   secret: string,
@@ -36,25 +86,37 @@ export function verifyWebhook(
 ): EventEnvelope {
   if (!secret) throw new TypeError('verifyWebhook: the webhook secret is required');
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
-  const given = Buffer.from(header(headers, 'x-service-signature') ?? '', 'utf8');
-  const expected = Buffer.from(
-    `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
-    'utf8',
-  );
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    throw new ParleyError(
-      'BAD_SIGNATURE',
-      'X-Service-Signature does not match the body (D38)',
-      401,
-    );
+  const d38 = header(headers, 'x-service-signature');
+  const standard = header(headers, 'webhook-signature');
+  if (d38 === undefined && standard === undefined)
+    throw refuse('BAD_SIGNATURE', 'neither X-Service-Signature (D38) nor webhook-signature (D68)');
+  if (d38 !== undefined) {
+    const expected = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    if (!same(d38, expected))
+      throw refuse('BAD_SIGNATURE', 'X-Service-Signature does not match the body (D38)');
+  }
+  let time = header(headers, 'x-service-timestamp');
+  if (standard !== undefined) {
+    const signed = checkStandard(secret, body, headers, standard);
+    // The unsigned D38 copies must say what the signed ones say (the handler dedupes on the id).
+    const delivery = header(headers, 'x-service-delivery');
+    if (
+      (delivery !== undefined && delivery !== signed.id) ||
+      (time !== undefined && time !== signed.timestamp)
+    )
+      throw refuse(
+        'BAD_SIGNATURE',
+        'X-Service-Delivery or X-Service-Timestamp differs from the signed webhook-id or webhook-timestamp (D68)',
+      );
+    time = signed.timestamp;
+  }
   const tolerance = opts.toleranceS ?? 300;
-  const ts = Number(header(headers, 'x-service-timestamp'));
+  const ts = Number(time);
   const now = (opts.now ?? Date.now)() / 1000;
-  if (!Number.isFinite(ts) || Math.abs(now - ts) > tolerance)
-    throw new ParleyError(
+  if (time === undefined || !Number.isFinite(ts) || Math.abs(now - ts) > tolerance)
+    throw refuse(
       'STALE_TIMESTAMP',
-      `X-Service-Timestamp is missing or more than ${tolerance} s from now (D38)`,
-      401,
+      `the delivery's timestamp is missing or more than ${tolerance} s from now: a replay? (D38, D68)`,
     );
   let event: EventEnvelope;
   try {
@@ -147,7 +209,8 @@ export function webhookHandler(opts: WebhookHandlerOptions): WebhookHandler {
         body: JSON.stringify({ error: { code: e.code, message: e.message } }),
       };
     }
-    const delivery = header(headers, 'x-service-delivery');
+    // D38 receivers dedupe on the delivery id (D68: the signed webhook-id, when present).
+    const delivery = header(headers, 'webhook-id') ?? header(headers, 'x-service-delivery');
     if (delivery !== undefined && seen.has(delivery))
       return { status: 200, body: '{"ok":true,"duplicate":true}' };
     const results = await Promise.all([

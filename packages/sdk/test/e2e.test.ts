@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope, Message } from '@parley/protocol';
-import { GatewayClient, ParleyError, RestClient } from '../src/index.js';
+import { GatewayClient, ParleyError, RestClient, verifyWebhook } from '../src/index.js';
 import { freePort, REPO } from '../../server/test/helpers/process.js';
 import { eventually, makeWorld, startServer, type TestServer, type World } from './world.js';
 
@@ -196,6 +199,49 @@ describe('@parley/sdk end to end', () => {
       expect(answer.content).toBe('hello hook');
     }, 60_000);
   });
+
+  it('D68: a real delivery verifies with the standardwebhooks package and with verifyWebhook; replayed 6 minutes later the SDK refuses it', async () => {
+    const bot = await w.addBot('standard');
+    const got: { headers: IncomingHttpHeaders; body: Buffer }[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        got.push({ headers: req.headers, body: Buffer.concat(chunks) });
+        res.writeHead(200).end();
+      });
+    }).listen(0, '127.0.0.1');
+    await new Promise((r) => receiver.once('listening', r));
+    const port = (receiver.address() as AddressInfo).port;
+    await w.admin('PUT', `/bots/${bot.id}/webhook`, { url: `http://127.0.0.1:${port}/` });
+    await w.admin('POST', `/bots/${bot.id}/webhook/test`);
+    const d = await eventually(async () => got[0]);
+    receiver.close();
+    const headers = d.headers as Record<string, string>;
+    const body = d.body.toString('utf8');
+    // A third-party verifier, given the secret exactly as Parley shows it.
+    const third = new Webhook(bot.webhookSecret).verify(body, headers) as { type: string };
+    expect(third.type).toBe('WEBHOOK_TEST');
+    expect(verifyWebhook(bot.webhookSecret, d.body, headers).type).toBe('WEBHOOK_TEST');
+
+    // The replay: the same bytes and headers 6 minutes later, X-Service-Timestamp made fresh
+    // (it is not signed by D38) — the signed webhook-timestamp still says when it was sent.
+    const sentAt = Number(headers['webhook-timestamp']);
+    const later = () => (sentAt + 360) * 1000;
+    const replay = { ...headers, 'x-service-timestamp': String(sentAt + 360) };
+    expect(() => verifyWebhook(bot.webhookSecret, d.body, replay, { now: later })).toThrow(
+      expect.objectContaining({ code: 'BAD_SIGNATURE' }),
+    );
+    expect(() => verifyWebhook(bot.webhookSecret, d.body, headers, { now: later })).toThrow(
+      expect.objectContaining({ code: 'STALE_TIMESTAMP' }),
+    );
+    // Both timestamps made fresh: the standard signature no longer matches.
+    const forged = { ...replay, 'webhook-timestamp': String(sentAt + 360) };
+    expect(() => verifyWebhook(bot.webhookSecret, d.body, forged, { now: later })).toThrow(
+      expect.objectContaining({ code: 'BAD_SIGNATURE', message: expect.stringMatching(/D68/) }),
+    );
+    expect(() => new Webhook(bot.webhookSecret).verify(body, forged)).toThrow();
+  }, 30_000);
 
   it('resumes across a server restart and loses no event (D31, D33)', async () => {
     const bot = await w.addBot('resumer');

@@ -1,3 +1,4 @@
+import { Webhook } from 'standardwebhooks';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { errorFromBody, msgTypeOf, splitContent, verifyWebhook } from '../src/index.js';
@@ -83,6 +84,80 @@ describe('verifyWebhook (D38)', () => {
     expect(
       verifyWebhook(secret, body, headers(), { now: () => now + 301_000, toleranceS: 600 }).type,
     ).toBe('MESSAGE_DELETE');
+  });
+});
+
+describe('verifyWebhook with the Standard Webhooks headers (D68)', () => {
+  // Signed by the standardwebhooks package (a third party): what any conforming sender makes.
+  const secret = 'whsec_' + Buffer.from('0123456789abcdef0123456789abcdef').toString('base64');
+  const body = '{"type":"MESSAGE_DELETE","data":{"id":3,"channelId":2,"guildId":1}}';
+  const now = 1_800_000_000_000;
+  const standard = (id: string, at: number, b = body) => ({
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, new Date(at), b),
+  });
+  const d38 = (id: string, at: number) => ({
+    'x-service-signature': 'sha256=' + createHmac('sha256', secret).update(body).digest('hex'),
+    'x-service-delivery': id,
+    'x-service-timestamp': String(Math.floor(at / 1000)),
+  });
+
+  it('accepts a delivery signed only the standard way, and one signed both ways', () => {
+    expect(verifyWebhook(secret, body, standard('msg_1', now), { now: () => now }).type).toBe(
+      'MESSAGE_DELETE',
+    );
+    const both = { ...d38('msg_1', now), ...standard('msg_1', now) };
+    expect(verifyWebhook(secret, body, both, { now: () => now }).type).toBe('MESSAGE_DELETE');
+    // several signatures (a secret being rotated): one match is enough
+    const multi = {
+      ...both,
+      'webhook-signature': `v1,${'A'.repeat(44)} ${both['webhook-signature']}`,
+    };
+    expect(verifyWebhook(secret, body, multi, { now: () => now }).type).toBe('MESSAGE_DELETE');
+  });
+
+  it('refuses an altered id, an altered time, a wrong key and an old delivery (5 minutes)', () => {
+    const h = { ...d38('msg_1', now), ...standard('msg_1', now) };
+    const code = (headers: Record<string, string>, at = now) => {
+      try {
+        verifyWebhook(secret, body, headers, { now: () => at });
+        return 'accepted';
+      } catch (e) {
+        return (e as { code: string }).code;
+      }
+    };
+    expect(code({ ...h, 'webhook-id': 'msg_2', 'x-service-delivery': 'msg_2' })).toBe(
+      'BAD_SIGNATURE',
+    );
+    expect(code({ ...h, 'x-service-delivery': 'msg_2' })).toBe('BAD_SIGNATURE'); // unsigned copy
+    const fresh = String(Math.floor(now / 1000) + 400);
+    expect(
+      code({ ...h, 'webhook-timestamp': fresh, 'x-service-timestamp': fresh }, now + 400_000),
+    ).toBe('BAD_SIGNATURE');
+    expect(code({ ...h, 'x-service-timestamp': fresh }, now + 400_000)).toBe('BAD_SIGNATURE');
+    expect(code(h, now + 299_000)).toBe('accepted');
+    expect(code(h, now + 301_000)).toBe('STALE_TIMESTAMP');
+    expect(code(h, now - 301_000)).toBe('STALE_TIMESTAMP');
+    expect(code({ ...standard('msg_1', now), 'webhook-signature': 'v1,' + 'A'.repeat(44) })).toBe(
+      'BAD_SIGNATURE',
+    );
+    expect(code({ 'webhook-signature': h['webhook-signature'] })).toBe('BAD_SIGNATURE');
+    expect(code({})).toBe('BAD_SIGNATURE');
+  });
+
+  it('a secret made before D68 (base64url) verifies both ways with its base64url-decoded key', () => {
+    const key = Buffer.from('\xfb\xff\xfe pre-D68 key bytes', 'latin1');
+    const old = 'whsec_' + key.toString('base64url');
+    expect(old).toMatch(/[-_]/);
+    const signed = new Webhook(key, { format: 'raw' }).sign('m', new Date(now), body);
+    const headers = {
+      'webhook-id': 'm',
+      'webhook-timestamp': String(now / 1000),
+      'webhook-signature': signed,
+      'x-service-signature': 'sha256=' + createHmac('sha256', old).update(body).digest('hex'),
+    };
+    expect(verifyWebhook(old, body, headers, { now: () => now }).type).toBe('MESSAGE_DELETE');
   });
 });
 

@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config/config.js';
+import { ConfigError, type Config } from './config/config.js';
+import { recordOrigin } from './domain/server-origin.js';
 import { sweepOrphanBlobs } from './domain/files/files.service.js';
 import { startRetention } from './domain/retention.js';
 import { buildApp } from './http/app.js';
 import type { Lifecycle } from './http/routes/ops.routes.js';
 import { openServices, type Services } from './services.js';
 import { isDatabaseMisconfigured, isDatabaseUnreachable } from './storage/unreachable.js';
+import { DatabaseNewerError } from './storage/schema-version.js';
 import { claimServerLock, refuseIfRunning } from './storage/server-lock.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
@@ -19,6 +21,8 @@ export async function serve(config: Config): Promise<void> {
   // Issue 21: a second server on the same SQLite database refuses before opening anything.
   refuseIfRunning(config.databaseUrl);
   const services = await openServicesPatiently(config).catch((err: unknown) => {
+    // Issue 28: a database a newer release wrote says so itself (which version, what to do).
+    if (err instanceof DatabaseNewerError || err instanceof ConfigError) throw err;
     // D42: say which setting to look at, in one line.
     throw new Error(
       `cannot open the database (PARLEY_DATABASE_URL): ${err instanceof Error ? err.message : String(err)}`,
@@ -92,6 +96,11 @@ export async function serve(config: Config): Promise<void> {
     services.domain.urls.setOrigin(`${https ? 'https' : 'http'}://${host}:${addr.port}`);
   }
   const u = services.domain.urls;
+  // Issue 28: where this server answers, for commands run beside it (`parley seed --demo` prints
+  // links to it, not to the default port).
+  await recordOrigin(services.domain, u.origin).catch((err: unknown) =>
+    warn(err, 'could not record the server origin'),
+  );
   // D43: say where everything is.
   process.stdout.write(
     [

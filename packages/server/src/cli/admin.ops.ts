@@ -10,23 +10,24 @@ import { makeAjv } from '../validation/ajv.js';
  */
 export { createBot, resetBotToken } from '../domain/bots/bots.service.js';
 export { deleteBot, getAdminBot, listBots, updateBot } from '../domain/bots/bots.admin.js';
-export { createChannel, setOverwrite } from '../domain/channels/channels.service.js';
+export { getChannel } from '../domain/channels/channels.admin.js';
+export { createGuild } from '../domain/guilds/guilds.service.js';
+export { getGuild, getRole, listGuilds } from '../domain/guilds/guilds.admin.js';
+// D59: the operator's guild changes are the one domain function of each action (operator actor).
 export {
-  deleteAnyMessage,
-  deleteChannel,
-  getChannel,
-  updateChannel,
-} from '../domain/channels/channels.admin.js';
-export { createGuild, createRole } from '../domain/guilds/guilds.service.js';
-export {
-  deleteGuild,
-  deleteRole,
-  getGuild,
-  getRole,
-  listGuilds,
-  updateGuild,
-  updateRole,
-} from '../domain/guilds/guilds.admin.js';
+  operatorCreateChannel as createChannel,
+  operatorCreateInvite as createInvite,
+  operatorCreateRole as createRole,
+  operatorDeleteChannel as deleteChannel,
+  operatorDeleteGuild as deleteGuild,
+  operatorDeleteInvite as deleteInvite,
+  operatorDeleteMessage as deleteAnyMessage,
+  operatorDeleteRole as deleteRole,
+  operatorSetOverwrite as setOverwrite,
+  operatorUpdateChannel as updateChannel,
+  operatorUpdateGuild as updateGuild,
+  operatorUpdateRole as updateRole,
+} from '../domain/admin/operator.js';
 export { putMember, removeMember } from '../domain/members/members.service.js';
 export { createSession, createUser } from '../domain/users/users.service.js';
 export {
@@ -37,13 +38,7 @@ export {
   updateUser,
 } from '../domain/users/users.admin.js';
 export { stats } from '../domain/admin/stats.js';
-export {
-  createInvite,
-  deleteInvite,
-  getInvite,
-  listInvites,
-  updateInvite,
-} from '../domain/invites/invites.admin.js';
+export { getInvite, listInvites, updateInvite } from '../domain/invites/invites.admin.js';
 export {
   deleteWebhook,
   listDeliveries,

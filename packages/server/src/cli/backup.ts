@@ -13,7 +13,8 @@ import { CliError, describeDatabase, requireExistingDatabase } from './open.js';
  * the writer do not block each other). Written to a temporary file, checked, then renamed.
  *
  * `parley restore <file>` refuses while a server uses the database (its lock file names a live
- * process), checks the backup, and swaps it in atomically, mode 0600, removing the old WAL.
+ * process), checks the backup, keeps a copy of the database it replaces, and swaps the backup in
+ * atomically, mode 0600, removing the old WAL.
  */
 function sqliteOnly(config: Config, what: string): string {
   const file = sqliteFile(config.databaseUrl);
@@ -65,6 +66,25 @@ export async function backup(config: Config, target: string): Promise<void> {
   }
 }
 
+/**
+ * A copy of the database about to be replaced, beside it: `<file>.before-restore-<time>`, 0600.
+ * VACUUM INTO writes one file that includes what its WAL still held (a server that stopped
+ * without a final checkpoint left commits there).
+ */
+async function keepCopy(file: string): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const kept = `${file}.before-restore-${stamp}`;
+  const { default: SQLite } = await import('better-sqlite3');
+  const db = new SQLite(file, { fileMustExist: true });
+  try {
+    db.prepare('vacuum into ?').run(kept);
+  } finally {
+    db.close();
+  }
+  chmodSync(kept, 0o600);
+  return kept;
+}
+
 export async function restore(config: Config, source: string): Promise<void> {
   const file = sqliteOnly(config, 'parley restore');
   const src = path.resolve(source);
@@ -78,6 +98,8 @@ export async function restore(config: Config, source: string): Promise<void> {
       `data directory ${path.dirname(file)} does not exist; create it or point elsewhere with --data-dir <dir>, PARLEY_DATA_DIR or PARLEY_DATABASE_URL`,
     );
   process.stderr.write(`parley: database ${describeDatabase(config)}\n`);
+  // Issue 28: what is replaced is kept, so a restore of the wrong file can be undone.
+  const kept = existsSync(file) ? await keepCopy(file) : undefined;
   const tmp = `${file}.restore-${process.pid}.tmp`;
   copyFileSync(src, tmp);
   chmodSync(tmp, 0o600);
@@ -85,5 +107,10 @@ export async function restore(config: Config, source: string): Promise<void> {
   // to the restored one.
   for (const extra of ['-wal', '-shm']) rmSync(`${file}${extra}`, { force: true });
   renameSync(tmp, file);
-  process.stdout.write(`restored ${file} from ${src}\n`);
+  process.stdout.write(
+    `restored ${file} from ${src}\n` +
+      (kept
+        ? `the database it replaced is kept at ${kept} (restore it the same way to undo)\n`
+        : ''),
+  );
 }

@@ -1,28 +1,52 @@
 import { CONFIG_SPEC, type Config } from '../config/config.js';
 import { describeDatabase } from './open.js';
+import { printJson } from './output.js';
 
 /** Variables whose values are never printed (D54: no secrets in output or logs). */
-const SECRET = new Set(['PARLEY_ADMIN_TOKEN', 'PARLEY_TOKEN_SECRET']);
+const SECRET = new Set(['PARLEY_ADMIN_TOKEN', 'PARLEY_TOKEN_SECRET', 'PARLEY_OIDC_CLIENT_SECRET']);
+
+/** A setting's value as the operator writes it (the variable's own syntax). */
+function shown(name: string, value: unknown, config: Config): string {
+  if (value === undefined) return '(unset)';
+  if (SECRET.has(name)) return '********';
+  if (name === 'PARLEY_DATABASE_URL') return describeDatabase(config);
+  if (value === null) return 'off';
+  if (Array.isArray(value)) return value.join(',');
+  if (typeof value === 'object') {
+    // Issue 28: each object-valued setting printed in its own syntax (retention was shown as a
+    // rate, "undefined/undefined").
+    if ('delivered' in value && 'failed' in value) {
+      const r = value as { delivered: number; failed: number };
+      return `${r.delivered},${r.failed}`;
+    }
+    const r = value as { rate: number; burst: number };
+    return `${r.rate}/${r.burst}`;
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
 
 /**
  * `parley config`: every setting in effect, where it came from (environment / .env, or the
- * default), secrets masked; the database as the CLI would open it.
+ * default), secrets masked; the database as the CLI would open it. `--json` for scripts.
  */
-export function printConfig(config: Config, env: Record<string, string | undefined>): void {
-  const rows = CONFIG_SPEC.map((s) => {
-    const value = (config as unknown as Record<string, unknown>)[s.key];
-    let shown: string;
-    if (value === undefined) shown = '(unset)';
-    else if (SECRET.has(s.name)) shown = '********';
-    else if (s.name === 'PARLEY_DATABASE_URL') shown = describeDatabase(config);
-    else if (value === null) shown = 'off';
-    else if (Array.isArray(value)) shown = value.join(',');
-    else if (typeof value === 'object') {
-      const r = value as { rate: number; burst: number };
-      shown = `${r.rate}/${r.burst}`;
-    } else shown = typeof value === 'string' ? value : JSON.stringify(value);
-    return { name: s.name, shown, from: env[s.name] !== undefined ? 'set' : 'default' };
-  });
+export function printConfig(
+  config: Config,
+  env: Record<string, string | undefined>,
+  json = false,
+): void {
+  const rows = CONFIG_SPEC.map((s) => ({
+    name: s.name,
+    shown: shown(s.name, (config as unknown as Record<string, unknown>)[s.key], config),
+    from: env[s.name] !== undefined ? 'set' : 'default',
+  }));
+  if (json) {
+    printJson(
+      Object.fromEntries(
+        rows.map((r) => [r.name, { value: r.shown === '(unset)' ? null : r.shown, from: r.from }]),
+      ),
+    );
+    return;
+  }
   const w = Math.max(...rows.map((r) => r.name.length));
   const v = Math.max(...rows.map((r) => r.shown.length));
   for (const r of rows)

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Command, Option } from 'commander';
 import type { EventEnvelope } from '@parley/protocol';
 import { webhookBody } from '../events/serialize.js';
-import { sign } from '../webhooks/signing.js';
+import { signatureHeaders } from '../webhooks/signing.js';
 
 /**
- * `parley listen --token <bot token> --forward-to <url> --secret <webhook secret>`: holds the
+ * `PARLEY_TOKEN=… PARLEY_WEBHOOK_SECRET=… parley listen --forward-to <url>` (or `--token`,
+ * `--secret`, which warn: a command line is echoed and kept in history): holds the
  * bot's gateway session (D28–D33, through @parley/sdk's GatewayClient: resumes across drops) and
  * POSTs every event to a local URL exactly as webhook delivery would (D38): the same body bytes
  * (`{"type","data"}` made by the server's own serializer), `X-Service-Event`,
@@ -23,7 +24,13 @@ export function listenCommand(): Command {
     .description(
       "hold a bot's gateway session and forward each event to a local URL as a signed webhook delivery (D38)",
     )
-    .requiredOption('--token <token>', 'the bot token (D8)')
+    .addOption(
+      // Issue 28: a token typed on the command line is echoed by `npm run` and kept in the
+      // shell's history and `ps`; the environment is preferred.
+      new Option('--token <token>', 'the bot token (D8); prefer PARLEY_TOKEN in the environment')
+        .env('PARLEY_TOKEN')
+        .makeOptionMandatory(),
+    )
     .requiredOption(
       '--forward-to <url>',
       'where to POST each event, e.g. http://127.0.0.1:3000/hook',
@@ -31,17 +38,32 @@ export function listenCommand(): Command {
     .addOption(
       new Option(
         '--secret <secret>',
-        "the bot's webhook secret, to sign with (D38)",
-      ).makeOptionMandatory(),
+        "the bot's webhook secret, to sign with (D38); prefer PARLEY_WEBHOOK_SECRET",
+      )
+        .env('PARLEY_WEBHOOK_SECRET')
+        .makeOptionMandatory(),
     )
     .option(
       '--server <origin>',
       'the Parley server (its public origin, D1)',
       'http://127.0.0.1:8080',
     )
-    .action(async (opts: { token: string; forwardTo: string; secret: string; server: string }) => {
-      await listen(opts);
-    });
+    .action(
+      async (
+        opts: { token: string; forwardTo: string; secret: string; server: string },
+        cmd: Command,
+      ) => {
+        for (const [option, variable] of [
+          ['token', 'PARLEY_TOKEN'],
+          ['secret', 'PARLEY_WEBHOOK_SECRET'],
+        ] as const)
+          if (cmd.getOptionValueSource(option) === 'cli')
+            process.stderr.write(
+              `parley: warning: --${option} on the command line is echoed by npm and kept in your shell history; set ${variable} in the environment instead\n`,
+            );
+        await listen(opts);
+      },
+    );
 }
 
 async function listen(opts: {
@@ -71,10 +93,8 @@ async function listen(opts: {
           'content-type': 'application/json',
           'user-agent': 'Parley-Webhooks/1',
           'x-service-event': e.type,
-          'x-service-signature': sign(opts.secret, body),
-          'x-service-delivery': randomUUID(),
           'x-service-attempt': '1',
-          'x-service-timestamp': String(Math.floor(Date.now() / 1000)),
+          ...signatureHeaders(opts.secret, body, randomUUID(), Math.floor(Date.now() / 1000)),
         },
         body,
         redirect: 'manual', // D39: redirects are not followed

@@ -5,6 +5,7 @@ import {
   loadConfig,
   loadDotEnv,
   operatorDirectory,
+  unknownVariableWarnings,
   type Config,
 } from '../config/config.js';
 import { adminCommands } from './admin.commands.js';
@@ -26,9 +27,16 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 const operatorDir = operatorDirectory(process.env);
 if (operatorDir !== undefined) process.chdir(operatorDir);
 
+let warned = false;
 function config(): Config {
   loadDotEnv();
-  return loadConfig(process.env);
+  const cfg = loadConfig(process.env);
+  // Issue 28: a mistyped name is said once, on stderr (stdout stays for results).
+  if (!warned)
+    for (const w of unknownVariableWarnings(process.env))
+      process.stderr.write(`parley: warning: ${w}\n`);
+  warned = true;
+  return cfg;
 }
 
 const program = new Command('parley')
@@ -69,12 +77,33 @@ program
   .command('config')
   .description('print the settings in effect (secrets masked)')
   .option('--markdown', 'the documentation table of every variable (README)')
-  .action(async (opts: { markdown?: boolean }) => {
+  .option('--json', 'as JSON: {name: {value, from}} (secrets masked)')
+  .action(async (opts: { markdown?: boolean; json?: boolean }) => {
     if (opts.markdown) process.stdout.write(configMarkdownTable() + '\n');
     else {
       const { printConfig } = await import('./config.command.js');
-      printConfig(config(), process.env);
+      printConfig(config(), process.env, opts.json === true);
     }
+  });
+
+const migrateCmd = program
+  .command('migrate')
+  .description("the database's schema: status, and running an upgrade's migrations");
+migrateCmd
+  .command('status', { isDefault: true })
+  .description('the schema version of the database and of this release; what is pending')
+  .option('--json', 'as JSON')
+  .action(async (opts: { json?: boolean }) => {
+    const { migrateStatus } = await import('./migrate.js');
+    await migrateStatus(config(), opts.json === true);
+  });
+migrateCmd
+  .command('up')
+  .description('run the pending migrations (back up first; the server must be stopped)')
+  .option('--dry-run', 'list what would run, change nothing')
+  .action(async (opts: { dryRun?: boolean }) => {
+    const { migrateUp } = await import('./migrate.js');
+    await migrateUp(config(), opts.dryRun === true);
   });
 
 program

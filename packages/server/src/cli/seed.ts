@@ -2,12 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { Permission } from '@parley/protocol';
 import type { Config } from '../config/config.js';
 import { createBot } from '../domain/bots/bots.service.js';
-import { createChannel, setOverwrite } from '../domain/channels/channels.service.js';
-import { createGuild, createRole } from '../domain/guilds/guilds.service.js';
-import { createInvite, inviteView, usable } from '../domain/invites/invites.service.js';
+import {
+  operatorCreateChannel as createChannel,
+  operatorCreateRole as createRole,
+  operatorSetOverwrite as setOverwrite,
+} from '../domain/admin/operator.js';
+import { createGuild } from '../domain/guilds/guilds.service.js';
+import { insertInvite, inviteView, usable } from '../domain/invites/invites.service.js';
 import { putMember } from '../domain/members/members.service.js';
 import { createSession, createUser } from '../domain/users/users.service.js';
 import { openServices } from '../services.js';
+import { adoptRecordedOrigin } from '../domain/server-origin.js';
 
 /** The settings row that remembers the demo, so a second run does not make a second one. */
 const DEMO_KEY = 'demo';
@@ -31,6 +36,7 @@ export async function seedDemo(config: Config): Promise<void> {
   const s = await openServices(config);
   try {
     const d = s.domain;
+    await adoptRecordedOrigin(d);
     const marker = await d.db
       .selectFrom('settings')
       .select('value')
@@ -52,7 +58,7 @@ export async function seedDemo(config: Config): Promise<void> {
           .orderBy('created_at', 'asc')
           .execute();
         const live = invites.find((i) => usable(i, now));
-        const invite = live ? inviteView(d, live) : await createInvite(d, guild.id, null, {});
+        const invite = live ? inviteView(d, live) : await insertInvite(d, guild.id, null, {});
         process.stdout.write(
           [
             `The demo is already there: guild ${guild.id} "${guild.name}" (nothing was added).`,
@@ -85,7 +91,7 @@ export async function seedDemo(config: Config): Promise<void> {
     });
     await putMember(d, guild.id, bot.bot.botUser.id, {});
     const bobSession = await createSession(d, bob.id);
-    const invite = await createInvite(d, guild.id, alice.id, {});
+    const invite = await insertInvite(d, guild.id, alice.id, {});
     const value = JSON.stringify({ guildId: guild.id, login: alice.name } satisfies DemoMarker);
     await d.db
       .insertInto('settings')

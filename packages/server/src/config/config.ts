@@ -472,6 +472,58 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return Object.freeze(cfg);
 }
 
+/**
+ * PARLEY_* names that are read elsewhere than CONFIG_SPEC: the CLI's own inputs (`parley listen`
+ * takes the bot token and webhook secret from these, issue 28) and the test and benchmark tools'.
+ */
+const OTHER_NAMES = [
+  'PARLEY_TOKEN',
+  'PARLEY_WEBHOOK_SECRET',
+  'PARLEY_TEST_DIALECT',
+  'PARLEY_TEST_PG_URL',
+  'PARLEY_FUZZ_RUNS',
+  'PARLEY_SOAK_MINUTES',
+  'PARLEY_BENCH_REDIS_URL',
+];
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(
+        (prev[j] ?? 0) + 1,
+        (row[j - 1] ?? 0) + 1,
+        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
+}
+
+/**
+ * Issue 28: a mistyped variable (`PARLEY_PROT`) is otherwise silently ignored. One warning per
+ * unknown `PARLEY_*` name, with the nearest known one when it is close enough to be a typo.
+ */
+export function unknownVariableWarnings(env: Record<string, string | undefined>): string[] {
+  const known = [...CONFIG_SPEC.map((s) => s.name), ...OTHER_NAMES];
+  const out: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('PARLEY_') || known.includes(name)) continue;
+    let best = '';
+    let dist = Infinity;
+    for (const k of known) {
+      const d = editDistance(name, k);
+      if (d < dist) [best, dist] = [k, d];
+    }
+    const close = dist <= Math.max(2, Math.floor((name.length - 'PARLEY_'.length) / 3));
+    out.push(
+      `${name} is not a Parley setting and is ignored${close ? ` — did you mean ${best}?` : ''} (\`parley config\` lists them)`,
+    );
+  }
+  return out;
+}
+
 /** The README's configuration table. */
 export function configMarkdownTable(): string {
   const rows = CONFIG_SPEC.map(

@@ -4,6 +4,7 @@ import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db, Dialect } from '../storage/db.js';
 import type { DerivedCache } from './derived-cache.js';
 import type { EventRecorder, PeopleRecorder } from './events/recorder.js';
+import type { PreviewScheduler } from './messages/previews.js';
 
 /** D1: every absolute URL the server writes comes from one configured origin. */
 export class Urls {
@@ -49,4 +50,6 @@ export interface Domain {
   readonly people: PeopleRecorder;
   /** rows every request needs (auth, access, recipients), kept while unchanged */
   readonly cache: DerivedCache;
+  /** D71: link previews of people's messages, fetched after the send (absent: none) */
+  readonly previews?: PreviewScheduler;
 }

@@ -56,12 +56,12 @@ export class CommitHooks {
   }
 
   /**
-   * `group`: run transactions through group commit (SQLite, storage/group-commit.ts). Members of
-   * a group share one database transaction, so each gets its own handle on it — the key of its
-   * own after-commit queue, dropped with its savepoint when it fails.
+   * `group`: run transactions through group commit (storage/group-commit.ts). Members of a group
+   * share one database transaction, so each gets its own handle on it — the key of its own
+   * after-commit queue, dropped with its savepoint when it fails.
    */
-  wrap(db: Db, opts: { group?: boolean } = {}): Db {
-    const group = opts.group ? new GroupCommit(db) : undefined;
+  wrap(db: Db, opts: { group?: ConstructorParameters<typeof GroupCommit>[1] } = {}): Db {
+    const group = opts.group ? new GroupCommit(db, opts.group) : undefined;
     const wrapBuilder = (builder: TransactionBuilder<Database>): TransactionBuilder<Database> =>
       new Proxy(builder, {
         get: (target, prop) => {

@@ -7,7 +7,8 @@ import type {
   RecordedEvent,
 } from '../domain/events/recorder.js';
 import type { DerivedCache } from '../domain/derived-cache.js';
-import { recipientBots } from '../domain/events/recipients.js';
+import { botsOfAudience, recipientBots } from '../domain/events/recipients.js';
+import { filterBySubscription, subscribers } from '../domain/events/subscriptions.js';
 import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db } from '../storage/db.js';
@@ -67,13 +68,27 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     // D51: people receive the bots' event types too, decided per node from memory — never a
     // stored row per person; the same serialized data. This node's people hear it right after
     // commit; the other nodes' read it from the log row below (D72: not through Redis).
-    const audience = audienceOf(event.scope);
-    const people: PeopleDispatch = { type, data, audience };
-    this.o.hooks.afterCommit(trx, () => this.o.people(people));
+    // D71: an event for bots only (MESSAGE_EMBEDS_UPDATE) has no people's audience; D65: nor
+    // has an interaction (the bot's alone).
+    const audience =
+      event.people === false || event.scope.kind === 'bot' ? null : audienceOf(event.scope);
+    if (audience !== null) {
+      const people: PeopleDispatch = { type, data, audience };
+      this.o.hooks.afterCommit(trx, () => this.o.people(people));
+    }
     // One version read for the recipients and the webhook targets (derived-cache.ts `now`).
     const pin = this.o.cache.now();
     const version = typeof pin === 'number' ? pin : await pin;
-    const bots = await recipientBots(trx, this.o.cache, event.scope, version);
+    // D34 decides who may receive it; D63: beyond the eight, only the bots that subscribed.
+    const bots = await filterBySubscription(
+      trx,
+      this.o.cache,
+      type,
+      await recipientBots(trx, this.o.cache, event.scope, version),
+      version,
+    );
+    // nobody at all to tell (a bots-only event no bot subscribed to): no row
+    if (audience === null && bots.length === 0) return;
     const recipients = recipientsOf(bots);
     const row = await this.append(trx, { type, data, recipients, audience });
     this.o.hooks.afterCommit(trx, () => this.o.committed([row]));
@@ -87,7 +102,7 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
   /** One log row (issue 15), with its recipient bots and the people who may see it (D72). */
   private async append(
     trx: Db,
-    e: { type: string; data: string; recipients: string; audience: PeopleAudience },
+    e: { type: string; data: string; recipients: string; audience: PeopleAudience | null },
   ): Promise<LogRow> {
     const now = this.o.clock.now();
     let set = this.sets.get(e.recipients);
@@ -96,7 +111,7 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       // Known only once committed: a rollback may take a new set's row with it.
       this.o.hooks.afterCommit(trx, () => this.rememberSet(e.recipients, id));
     }
-    const audience = JSON.stringify(e.audience);
+    const audience = e.audience === null ? null : JSON.stringify(e.audience);
     const key = await appendEvent(trx, {
       type: e.type,
       data: e.data,
@@ -138,8 +153,27 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     // D72: logged in the same transaction (no bot receives it), for the other nodes to read —
     // after the transaction's own work, since this call cannot wait for the write.
     this.o.hooks.beforeCommit(trx, async (t) => {
-      const row = await this.append(t, { ...e, recipients: recipientsOf([]) });
+      // D63: a people's type reaches the bots that subscribed to it (and may see it, D34)
+      const pin = this.o.cache.now();
+      const version = typeof pin === 'number' ? pin : await pin;
+      const subscribed = (await subscribers(t, this.o.cache, version)).has(e.type)
+        ? await filterBySubscription(
+            t,
+            this.o.cache,
+            e.type,
+            await botsOfAudience(t, this.o.cache, e.audience, version),
+            version,
+          )
+        : [];
+      const row = await this.append(t, { ...e, recipients: recipientsOf(subscribed) });
       this.o.hooks.afterCommit(t, () => this.o.committed([row]));
+      const webhooks = this.o.webhooks;
+      if (
+        subscribed.length > 0 &&
+        webhooks &&
+        (await webhooks.enqueue(t, e.type, webhookBody(e.type, e.data), subscribed, version)) > 0
+      )
+        this.o.hooks.afterCommit(t, () => webhooks.committed());
     });
   }
 
@@ -176,5 +210,7 @@ function audienceOf(scope: RecordedEvent['scope']): PeopleAudience {
         : { kind: 'guild', guildId: scope.guildId, alsoUserIds: [scope.alsoUserId] };
     case 'dm':
       return { kind: 'users', userIds: [...scope.userIds] };
+    case 'bot':
+      return { kind: 'users', userIds: [] };
   }
 }

@@ -17,6 +17,18 @@ import { enqueueDeliveries } from '../webhooks/webhooks.service.js';
 /** How often each node looks at the database on its own (safety net for lost signals), ms. */
 export const DB_CHECK_MS = 250;
 const PRUNE_EVERY_MS = 60_000;
+/**
+ * Group commit (storage/group-commit.ts) on both dialects (issue 29). SQLite: one connection
+ * serializes all writes anyway. PostgreSQL: a group's members share one BEGIN/COMMIT, and a
+ * second group runs while the first commits; a group stays under the 64 subtransactions a
+ * backend tracks in shared memory (each member's savepoint is one; beyond 64 every snapshot in
+ * the cluster must consult pg_subtrans), and two groups leave the rest of the pool of 10 to
+ * reads, the feed and the webhook worker.
+ */
+const GROUP_COMMIT = {
+  sqlite: { maxGroup: 64 },
+  postgres: { maxGroup: 32, overlap: true, maxInFlight: 2 },
+} as const;
 
 /**
  * The events area as the rest of the server sees it: the recorder the domain writes through,
@@ -64,8 +76,7 @@ export function openEvents(o: {
     if (!o.health?.quiet(err)) log(err);
   };
   const hooks = new CommitHooks(onError);
-  // Group commit where one connection serializes all writes anyway (SQLite).
-  const db = hooks.wrap(o.db, { group: o.dialect === 'sqlite' });
+  const db = hooks.wrap(o.db, { group: GROUP_COMMIT[o.dialect] });
   const bus: SignalBus = o.config.redisUrl
     ? new RedisBus(o.config.redisUrl, onError, o.health?.redis)
     : noBus;

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@parley/protocol';
+import type { RecordedEvent } from '../domain/events/recorder.js';
 
 /**
  * The one serializer of event data, shared by the gateway and webhooks (D30: the dispatch's `d`
@@ -6,7 +6,8 @@ import type { EventEnvelope } from '@parley/protocol';
  * turned into JSON text once, when recorded, and both wire forms splice that same text in, so
  * the two can never disagree and nothing is re-serialized per recipient.
  */
-export const serializeData = (envelope: EventEnvelope): string => JSON.stringify(envelope.data);
+export const serializeData = (envelope: RecordedEvent['envelope']): string =>
+  JSON.stringify(envelope.data);
 
 /** D38: the webhook body `{type, data}`. */
 export const webhookBody = (type: string, data: string): string =>

@@ -28,10 +28,13 @@ import { adminRoutes } from './routes/admin.routes.js';
 import { botRoutes } from './routes/bot.routes.js';
 import { cdnRoutes } from './routes/cdn.routes.js';
 import { channelRoutes } from './routes/channels.routes.js';
+import { commandRoutes } from './routes/commands.routes.js';
 import { dmRoutes } from './routes/dm.routes.js';
 import { fileRoutes } from './routes/files.routes.js';
+import { guildAdminRoutes } from './routes/guild-admin.routes.js';
 import { memberRoutes } from './routes/members.routes.js';
 import { messageRoutes } from './routes/messages.routes.js';
+import { reactionRoutes } from './routes/reactions.routes.js';
 import { installOps, type Lifecycle } from './routes/ops.routes.js';
 import { httpRequest } from '../metrics/metrics.js';
 import { webRoutes } from './routes/web.routes.js';
@@ -152,10 +155,14 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
       for (const routes of [
         botRoutes,
         messageRoutes,
+        reactionRoutes,
         channelRoutes,
         memberRoutes,
         dmRoutes,
         fileRoutes,
+        // D59: guild administration for a bot's token or a person's session, as under /app/v1
+        guildAdminRoutes,
+        commandRoutes,
       ]) {
         await api.register(routes, { deps });
       }

@@ -2,7 +2,6 @@ import SQLite from 'better-sqlite3';
 import type { CustomTypesConfig } from 'pg';
 import {
   Kysely,
-  Migrator,
   PostgresDialect,
   SqliteDialect,
   sql,
@@ -12,7 +11,6 @@ import {
 import type { CacheVersion } from '../domain/derived-cache.js';
 import type { Database } from './schema.js';
 import { PgCacheVersion } from './pg-version.js';
-import { migrationProvider } from './migrations/index.js';
 import { secureSqliteFiles, type Tightened } from './file-modes.js';
 import { writesDerivedData } from './derived-writes.js';
 import type { DatabaseHealth } from '../health/health.js';
@@ -315,28 +313,8 @@ class IdleCheckpoints {
   }
 }
 
-export async function migrate(db: Db, dialect: Dialect): Promise<void> {
-  // Kysely looks for its bookkeeping tables in every schema it can see; on a PostgreSQL database
-  // with several schemas (tests, or operators sharing a database) it must look only in ours.
-  const schema =
-    dialect === 'postgres'
-      ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
-      : undefined;
-  const migrator = new Migrator({
-    db,
-    provider: migrationProvider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    const why =
-      error instanceof Error
-        ? error.message
-        : `migration ${failed?.migrationName ?? '(unknown)'} failed`;
-    throw new Error(`database migration failed: ${why}`);
-  }
-}
+/** Runs pending migrations, refusing a database a newer release wrote (storage/schema-version.ts). */
+export { migrate } from './schema-version.js';
 
 /** True when the error is a unique-constraint violation on either dialect. */
 export function isUniqueViolation(err: unknown): boolean {

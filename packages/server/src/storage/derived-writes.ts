@@ -23,6 +23,14 @@ const NO_DERIVED_DATA = new Set([
   'read_states',
   // D50: written with every webhook try
   'webhook_attempts',
+  // D60: nothing cached derives from the audit log
+  'audit_log',
+  // D63/D71: reactions, previews and proxied images feed nothing the cache keeps
+  'message_reactions',
+  'link_previews',
+  'proxied_images',
+  // D65: one row per invocation, written again by its callback
+  'interactions',
 ]);
 
 /**

@@ -1,3 +1,4 @@
+import { ConfigError } from '../config/config.js';
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -46,6 +47,19 @@ function secureDir(dir: string, out: Tightened[]): void {
  */
 export function secureDataDir(dataDir: string): Tightened[] {
   const out: Tightened[] = [];
+  // Issue 28: a data directory that is a file is the data directory's fault, said so (it was
+  // blamed on PARLEY_DATABASE_URL).
+  let found: ReturnType<typeof statSync> | undefined;
+  try {
+    found = statSync(dataDir);
+  } catch {
+    found = undefined;
+  }
+  if (found !== undefined && !found.isDirectory())
+    throw new ConfigError(
+      'PARLEY_DATA_DIR',
+      `${dataDir} is a file, not a directory: point PARLEY_DATA_DIR (or --data-dir) at a directory`,
+    );
   secureDir(dataDir, out);
   const files = path.join(dataDir, 'files');
   tighten(files, DIR_MODE, out);

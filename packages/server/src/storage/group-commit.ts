@@ -1,13 +1,12 @@
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Db } from './db.js';
 
 /**
- * Group commit for the SQLite connection. SQLite has one writer and a COMMIT costs about as much
- * as the writes it seals (every dirty page goes to the WAL: a message with 50 recipients dirties
- * ~50 stream-index pages). Transactions that arrive while the event loop is busy are run one
- * after another inside ONE database transaction, each in its own savepoint, and committed
- * together: under load the commit and the shared pages are paid once per group instead of once
- * per request; when idle a group has one member and starts on the next turn of the loop.
+ * Group commit (issue 29: on PostgreSQL too). Transactions that arrive while the event loop is
+ * busy are run one after another inside ONE database transaction, each in its own savepoint, and
+ * committed together: under load the BEGIN/COMMIT (and, on SQLite, the pages a COMMIT writes)
+ * are paid once per group instead of once per request; when idle a group has one member and
+ * starts on the next turn of the loop.
  *
  * Nothing changes for the callers: a transaction's callback sees only its own writes plus those
  * of the group members before it (as if they had committed just before it, which they will);
@@ -15,17 +14,32 @@ import type { Db } from './db.js';
  * only after the group's COMMIT — an answer is never sent for a write that is not durable
  * (D36), and if the COMMIT fails every member of the group fails with it.
  *
- * Not used on PostgreSQL: there a pool runs transactions truly concurrently.
+ * The event log's horizon rule (D36, docs/scaling.md) is untouched: on PostgreSQL the members of
+ * a group write their log rows under one transaction id, which the horizon treats like any
+ * other transaction's (its rows become readable when it has ended).
+ *
+ * `overlap` (PostgreSQL): the next group starts on another pooled connection as soon as the
+ * previous one has run all its members and only waits for its COMMIT, so the commit's round trip
+ * and WAL flush overlap the next group's statements. Two groups never wait for each other's locks
+ * in a cycle: a group that holds locks and waits only for its COMMIT waits for nothing else.
+ * Bounded to `maxInFlight` groups committing at once.
  */
 export class GroupCommit {
   private pending: Job[] = [];
   private scheduled = false;
   private running = false;
+  private inFlight = 0;
 
   constructor(
     private readonly db: Db,
-    /** members per group: bounds how long the first waits for the last */
-    private readonly maxGroup = 64,
+    private readonly opts: {
+      /** members per group: bounds how long the first waits for the last (on PostgreSQL also the
+       * subtransactions one transaction holds: each member's savepoint is one) */
+      maxGroup: number;
+      /** start the next group while this one commits (PostgreSQL: a pool of connections) */
+      overlap?: boolean;
+      maxInFlight?: number;
+    },
   ) {}
 
   run<T>(cb: (trx: Db) => Promise<T>): Promise<T> {
@@ -36,7 +50,7 @@ export class GroupCommit {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.running) return;
+    if (this.scheduled || this.running || this.inFlight >= (this.opts.maxInFlight ?? 1)) return;
     this.scheduled = true;
     // The next turn of the loop: requests that arrived in this one join the group.
     setImmediate(() => void this.flush());
@@ -44,25 +58,40 @@ export class GroupCommit {
 
   private async flush(): Promise<void> {
     this.scheduled = false;
+    if (this.pending.length === 0) return;
     this.running = true;
-    const jobs = this.pending.splice(0, this.maxGroup);
+    this.inFlight++;
+    const jobs = this.pending.splice(0, this.opts.maxGroup);
     const succeeded: Array<{ job: Job; value: unknown }> = [];
+    let membersDone = false;
+    const done = (): void => {
+      if (membersDone) return;
+      membersDone = true;
+      this.running = false;
+    };
     try {
       await this.db.transaction().execute(async (trx) => {
-        for (const job of jobs) {
-          await sql`savepoint grp`.execute(trx);
-          let value: unknown;
-          try {
-            value = await job.cb(trx);
-          } catch (err) {
-            // Undo this member's writes only; if even that fails, the whole group rolls back.
-            await sql`rollback to grp`.execute(trx);
-            await sql`release grp`.execute(trx);
-            job.reject(err);
-            continue;
+        try {
+          for (const job of jobs) {
+            // No RELEASE: the next member's savepoint nests inside this one and ROLLBACK TO
+            // names the innermost, so a release would be one more round trip for nothing.
+            await trx.executeQuery(SAVEPOINT);
+            let value: unknown;
+            try {
+              value = await job.cb(trx);
+            } catch (err) {
+              // Undo this member's writes only; if even that fails, the whole group rolls back.
+              await trx.executeQuery(ROLLBACK_TO);
+              job.reject(err);
+              continue;
+            }
+            succeeded.push({ job, value });
           }
-          await sql`release grp`.execute(trx);
-          succeeded.push({ job, value });
+        } finally {
+          if (this.opts.overlap) {
+            done();
+            if (this.pending.length > 0) this.schedule();
+          }
         }
       });
       for (const { job, value } of succeeded) job.resolve(value);
@@ -71,11 +100,15 @@ export class GroupCommit {
       // already failed on their own keep their own error: a settled promise ignores this).
       for (const job of jobs) job.reject(err);
     } finally {
-      this.running = false;
+      done();
+      this.inFlight--;
       if (this.pending.length > 0) this.schedule();
     }
   }
 }
+
+const SAVEPOINT = CompiledQuery.raw('savepoint grp');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grp');
 
 interface Job {
   cb: (trx: Db) => Promise<unknown>;

@@ -16,6 +16,9 @@ export interface FilesTable {
   kind: number;
   /** sniffed Content-Type (D23) */
   mime: string;
+  /** D61: an image's dimensions, read from the file at upload (null: not an image, or older) */
+  width: number | null;
+  height: number | null;
   /** the quota buckets this upload was charged to (days / months since the epoch, UTC) */
   quota_day: number;
   quota_month: number;

@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
 import type { EventsTables } from './schema-events.js';
 import type { FilesTables } from './schema-files.js';
+import type { InteractionsTables } from './schema-interactions.js';
 import type { PeopleTables } from './schema-people.js';
 import type { WebhooksTables } from './schema-webhooks.js';
 
@@ -34,6 +35,8 @@ export interface BotsTable {
   webhook_url: string | null;
   webhook_secret: string;
   created_at: number;
+  /** D63: JSON array of event types subscribed beyond D34's eight; null: none */
+  events: string | null;
 }
 
 export interface UserSessionsTable {
@@ -61,12 +64,35 @@ export interface RolesTable {
   name: string;
   permissions: number;
   created_at: number;
+  /** D58: rank; @everyone 0, higher outranks */
+  position: Generated<number>;
+  /** D58: 0xRRGGBB or null */
+  color: Generated<number | null>;
+  /** D58: 0/1 */
+  mentionable: Generated<number>;
 }
 
 export interface MembersTable {
   guild_id: number;
   user_id: number;
   joined_at: number;
+  /** D58: Unix ms until which the member can only read; null (or past) when not timed out */
+  timeout_until: Generated<number | null>;
+}
+
+/** D60: a guild's audit log and the operator's own (operator_log = 1). */
+export interface AuditLogTable {
+  id: number;
+  guild_id: number | null;
+  actor_id: number | null;
+  actor_type: 'user' | 'bot' | 'operator';
+  action: string;
+  target_id: number | null;
+  reason: string | null;
+  /** JSON [{key, old, new}] */
+  changes: string;
+  operator_log: number;
+  created_at: number;
 }
 
 export interface MemberRolesTable {
@@ -104,6 +130,38 @@ export interface MessagesTable {
   msg_type: number;
   created_at: number;
   edited_at: number | null;
+  /** D61: JSON of storage/… MessageExtra (reference, mentions, attachments, embeds); null: none */
+  extra: string | null;
+  /** D63: when it was pinned; null when not */
+  pinned_at: number | null;
+}
+
+/** D63: one person's (or bot's) reaction with one emoji. */
+export interface MessageReactionsTable {
+  message_id: number;
+  emoji: string;
+  user_id: number;
+  created_at: number;
+}
+
+/** D71: a URL's preview, fetched at most once a day. */
+export interface LinkPreviewsTable {
+  url: string;
+  /** the link embed as JSON; null when the page gave nothing to show */
+  embed: string | null;
+  fetched_at: number;
+}
+
+/** D71: a preview image, fetched once, served by the CDN's proxy. */
+export interface ProxiedImagesTable {
+  id: number;
+  url: string;
+  storage_key: string;
+  mime: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  created_at: number;
 }
 
 export interface SettingsTable {
@@ -112,7 +170,8 @@ export interface SettingsTable {
 }
 
 /** Every table; each area adds its own in schema-<area>.ts. */
-export interface Database extends EventsTables, FilesTables, WebhooksTables, PeopleTables {
+export interface Database
+  extends EventsTables, FilesTables, WebhooksTables, PeopleTables, InteractionsTables {
   users: UsersTable;
   bots: BotsTable;
   user_sessions: UserSessionsTable;
@@ -123,5 +182,9 @@ export interface Database extends EventsTables, FilesTables, WebhooksTables, Peo
   channels: ChannelsTable;
   channel_overwrites: ChannelOverwritesTable;
   messages: MessagesTable;
+  message_reactions: MessageReactionsTable;
+  link_previews: LinkPreviewsTable;
+  proxied_images: ProxiedImagesTable;
   settings: SettingsTable;
+  audit_log: AuditLogTable;
 }

@@ -3,7 +3,7 @@ import type { Domain } from '../domain/context.js';
 import { sql } from '../storage/db.js';
 import type { WebhookDeliveriesTable } from '../storage/schema-webhooks.js';
 import { nextDelayMs, parseRetryAfter } from './backoff.js';
-import { sign } from './signing.js';
+import { signatureHeaders } from './signing.js';
 import { checkUrlForm, checkedLookup, UnsafeTargetError } from './ssrf-guard.js';
 import { webhookTry } from '../metrics/metrics.js';
 import { policyOf } from './webhooks.service.js';
@@ -428,10 +428,14 @@ export class WebhookWorker {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
           'x-service-event': row.event_type,
-          'x-service-signature': sign(bot.secret, row.body),
-          'x-service-delivery': row.delivery_id,
           'x-service-attempt': String(attempt),
-          'x-service-timestamp': String(Math.floor(d.clock.now() / 1000)),
+          // D38 and D68 (Standard Webhooks): the signature headers over id, time and body.
+          ...signatureHeaders(
+            bot.secret,
+            row.body,
+            row.delivery_id,
+            Math.floor(d.clock.now() / 1000),
+          ),
         },
         signal: abort.signal,
       });

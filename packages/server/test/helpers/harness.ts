@@ -87,12 +87,16 @@ export async function createHarness(
     webDir?: string;
     /** a second node on the first one's database (its owner drops it) */
     sameDatabaseAs?: Harness;
+    /** a database the test made itself (an upgrade fixture): used as it is, never dropped */
+    databaseUrl?: string;
   } = {},
 ): Promise<Harness> {
   let schema: string | undefined;
   let databaseUrl = 'sqlite::memory:';
-  const owns = opts.sameDatabaseAs === undefined;
-  if (opts.sameDatabaseAs) {
+  const owns = opts.sameDatabaseAs === undefined && opts.databaseUrl === undefined;
+  if (opts.databaseUrl !== undefined) {
+    databaseUrl = opts.databaseUrl;
+  } else if (opts.sameDatabaseAs) {
     databaseUrl = opts.sameDatabaseAs.database.url;
     schema = opts.sameDatabaseAs.database.schema;
   } else if (dialect === 'postgres') {

@@ -206,7 +206,15 @@ dbDescribe('operator API: lists, reads and changes (D52)', () => {
       ]);
       // D57: the new default
       expect(r.body.roles).toEqual([
-        { id: g.id, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS },
+        {
+          id: g.id,
+          name: '@everyone',
+          permissions: DEFAULT_EVERYONE_PERMISSIONS,
+          // D58 adds
+          position: 0,
+          color: null,
+          mentionable: false,
+        },
       ]);
       const renamed = await expectStatus(
         await h.admin.patch(`/guilds/${g.id}`, { name: 'New' }),
@@ -272,6 +280,10 @@ dbDescribe('operator API: lists, reads and changes (D52)', () => {
         guildId: g.id,
         name: 'mods',
         permissions: 1,
+        // D58 adds
+        position: 1,
+        color: null,
+        mentionable: false,
       });
       const p = await expectStatus(
         await h.admin.patch(`/roles/${role.body.id}`, { name: 'admins', permissions: 8 }),
@@ -295,8 +307,10 @@ dbDescribe('operator API: lists, reads and changes (D52)', () => {
         await h.as(member.token).post(`/channels/${g.channel}/messages`, { content: 'free' }),
         200,
       );
-      expectError(await h.admin.delete(`/roles/${g.id}`), 409, 'CONFLICT');
-      expectError(await h.admin.patch(`/roles/${g.id}`, { name: 'all' }), 409, 'CONFLICT');
+      // D59 revises: the operator's and the people's role changes are one function, whose
+      // answer for @everyone's name or deletion is D49's 400 (it was the operator's 409).
+      expectError(await h.admin.delete(`/roles/${g.id}`), 400, 'VALIDATION_ERROR');
+      expectError(await h.admin.patch(`/roles/${g.id}`, { name: 'all' }), 400, 'VALIDATION_ERROR');
       const e = await expectStatus(await h.admin.patch(`/roles/${g.id}`, { permissions: 1 }), 200);
       expect(e.body).toMatchObject({ name: '@everyone', permissions: 1 });
     });

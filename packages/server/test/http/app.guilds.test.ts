@@ -53,7 +53,17 @@ dbDescribe('guilds for people (D49, D51)', () => {
       id,
       name: 'My Guild',
       ownerId: owner.id,
-      roles: [{ id, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS }],
+      // D58 adds position, color and mentionable to every role
+      roles: [
+        {
+          id,
+          name: '@everyone',
+          permissions: DEFAULT_EVERYONE_PERMISSIONS,
+          position: 0,
+          color: null,
+          mentionable: false,
+        },
+      ],
       channels: [{ id: r.body.channels[0].id, guildId: id, name: 'general', type: 0, topic: '' }],
       bots: [],
       myPermissions: ALL_PERMISSIONS,
@@ -121,7 +131,8 @@ dbDescribe('guilds for people (D49, D51)', () => {
     await expect403(m.delete(`/guilds/${g.id}/members/${owner.id}`), 'kick');
     await expect403(m.put(`/guilds/${g.id}/bans/${owner.id}`), 'ban');
     await expect403(m.get(`/guilds/${g.id}/bans`), 'bans');
-    await expect403(m.post(`/guilds/${g.id}/invites`, {}), 'invite');
+    // D57 revises: the default @everyone holds CREATE_INVITE, so a member may invite.
+    await expectStatus(await m.post(`/guilds/${g.id}/invites`, {}), 201);
     await expect403(m.get(`/guilds/${g.id}/invites`), 'invites');
     await expect403(m.delete(`/guilds/${g.id}`), 'guild delete');
     // Not a member at all: 403 as well (D12).
@@ -350,8 +361,17 @@ dbDescribe('guilds for people (D49, D51)', () => {
       await owner.app.post(`/guilds/${g.id}/roles`, { name: 'mod', permissions: 7 }),
       201,
     );
-    expect(role.body).toStrictEqual({ id: role.body.id, name: 'mod', permissions: 7 });
-    const everyone = { id: g.id, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS };
+    // D58: a new role goes in just above @everyone, with no colour, not mentionable.
+    const rank = { position: 1, color: null, mentionable: false };
+    expect(role.body).toStrictEqual({ id: role.body.id, name: 'mod', permissions: 7, ...rank });
+    const everyone = {
+      id: g.id,
+      name: '@everyone',
+      permissions: DEFAULT_EVERYONE_PERMISSIONS,
+      position: 0,
+      color: null,
+      mentionable: false,
+    };
     expect(ev.of('GUILD_ROLES_UPDATE')).toEqual([
       {
         type: 'GUILD_ROLES_UPDATE',
@@ -364,12 +384,12 @@ dbDescribe('guilds for people (D49, D51)', () => {
       await owner.app.patch(`/roles/${role.body.id}`, { name: 'moderator' }),
       200,
     );
-    expect(p.body).toStrictEqual({ id: role.body.id, name: 'moderator', permissions: 7 });
+    expect(p.body).toStrictEqual({ id: role.body.id, name: 'moderator', permissions: 7, ...rank });
     const p2 = await expectStatus(
       await owner.app.patch(`/roles/${role.body.id}`, { permissions: 3 }),
       200,
     );
-    expect(p2.body).toStrictEqual({ id: role.body.id, name: 'moderator', permissions: 3 });
+    expect(p2.body).toStrictEqual({ id: role.body.id, name: 'moderator', permissions: 3, ...rank });
     expect(ev.of('GUILD_ROLES_UPDATE').at(-1)?.data.roles).toEqual([everyone, p2.body]);
     expect((await owner.app.get(`/guilds/${g.id}`)).body.roles).toEqual([everyone, p2.body]);
 
@@ -416,7 +436,15 @@ dbDescribe('guilds for people (D49, D51)', () => {
       await owner.app.patch(`/roles/${g.id}`, { permissions: 1 | 4 }),
       200,
     );
-    expect(r.body).toStrictEqual({ id: g.id, name: '@everyone', permissions: 5 });
+    // D58 adds position, color and mentionable
+    expect(r.body).toStrictEqual({
+      id: g.id,
+      name: '@everyone',
+      permissions: 5,
+      position: 0,
+      color: null,
+      mentionable: false,
+    });
     // The member lost SEND_MESSAGES.
     expectError(
       await h.as(member.token).post(`/channels/${g.generalId}/messages`, { content: 'x' }),
@@ -437,6 +465,9 @@ dbDescribe('guilds for people (D49, D51)', () => {
       id: g.id,
       name: '@everyone',
       permissions: 7,
+      position: 0,
+      color: null,
+      mentionable: false,
     });
   });
 
@@ -564,8 +595,12 @@ dbDescribe('guilds for people (D49, D51)', () => {
       typeof botA,
       typeof botB,
     ];
+    // D56: a bot member's user carries isBot: true
     expect(await removals(first.id)).toEqual([
-      { guildId: g.id, user: { id: first.userId, name: expect.any(String), avatar: AVATAR } },
+      {
+        guildId: g.id,
+        user: { id: first.userId, name: expect.any(String), avatar: AVATAR, isBot: true },
+      },
     ]);
     expect((await removals(second.id)).map((d) => d.user.id)).toEqual([
       first.userId,

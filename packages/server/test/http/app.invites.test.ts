@@ -223,13 +223,21 @@ dbDescribe('invites (D49)', () => {
   it('a ban racing an accept never leaves a banned member', async () => {
     const g = await makeAppGuild(owner, 'Racy');
     const inv = await expectStatus(await owner.app.post(`/guilds/${g.id}/invites`, {}), 201);
+    // D70: a ban names only someone the banner knows — each racer shares another guild with the
+    // owner first, so the ban is valid whether it comes before or after the accept.
+    const lobby = await makeAppGuild(owner, 'Lobby');
+    const lobbyInvite = await expectStatus(
+      await owner.app.post(`/guilds/${lobby.id}/invites`, {}),
+      201,
+    );
     for (let i = 0; i < 8; i++) {
       const p = await makePerson(h, `racer-${i}`);
+      await expectStatus(await p.app.post(`/invites/${lobbyInvite.body.code}/accept`), 200);
       const [accepted, banned] = await Promise.all([
         p.app.post(`/invites/${inv.body.code}/accept`),
         owner.app.put(`/guilds/${g.id}/bans/${p.id}`),
       ]);
-      expect(banned.status).toBe(204);
+      expect(banned.status, banned.raw).toBe(204);
       expect([200, 403]).toContain(accepted.status);
       // Whatever the order, the ban holds: not a member, and a retry is refused.
       expectError(await p.app.get(`/guilds/${g.id}`), 403, 'FORBIDDEN');

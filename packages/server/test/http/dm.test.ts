@@ -172,7 +172,8 @@ dbDescribe('DM channels (D21)', () => {
       200,
     );
     expect(fromHuman.body).not.toHaveProperty('guildId');
-    expect(fromBot.body.author).toEqual({ id: w.bot.userId, name: 'bot' });
+    // D56 revises D18: a bot author gains `isBot: true`
+    expect(fromBot.body.author).toEqual({ id: w.bot.userId, name: 'bot', isBot: true });
     expect(fromBot.body.channelId).toBe(ch);
     const edit = await expectStatus(
       await h.as(w.human.token).put(`/dm/channels/${ch}/messages/${fromHuman.body.id}`, {

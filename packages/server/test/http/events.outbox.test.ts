@@ -55,7 +55,7 @@ dbDescribe('events outbox (D36)', () => {
   it('no event is dispatched for a transaction that rolled back', async () => {
     const c = await ready(w.bot.token);
     await expect(
-      guildMessages.send(failingAfterWrite(), human, w.channelId, 'ghost', 0),
+      guildMessages.send(failingAfterWrite(), human, w.channelId, { content: 'ghost' }),
     ).rejects.toThrow('forced failure');
     await expect(removeMember(failingAfterWrite(), w.guildId, w.bot.userId)).rejects.toThrow(
       'forced failure',

@@ -47,7 +47,8 @@ dbDescribe('response shapes', () => {
     expect(r.body.channelId).toBe(w.channelId);
     expect(r.body.guildId).toBe(w.guildId);
     expect(r.body.content).toBe('hello');
-    expect(r.body.author).toEqual({ id: w.bot.userId, name: 'bot' });
+    // D56 revises D18: a bot author gains `isBot: true` (people's authors stay {id, name})
+    expect(r.body.author).toEqual({ id: w.bot.userId, name: 'bot', isBot: true });
     expect(r.body.timestamp).toMatch(ISO_MS);
   });
 

@@ -143,9 +143,9 @@ dbDescribe('webhooks carry every event', () => {
       },
     };
     const human = { userId: w.human.id, name: 'human', isBot: false, botId: undefined };
-    await expect(guildMessages.send(failing, human, w.channelId, 'ghost', 0)).rejects.toThrow(
-      'forced failure',
-    );
+    await expect(
+      guildMessages.send(failing, human, w.channelId, { content: 'ghost' }),
+    ).rejects.toThrow('forced failure');
     const ghost = await d.db
       .selectFrom('webhook_deliveries')
       .select('body')

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { webhookBody } from '../../src/events/serialize.js';
 import { enqueueDeliveries, TEST_EVENT_TYPE } from '../../src/webhooks/webhooks.service.js';
@@ -201,6 +202,60 @@ dbDescribe('webhook delivery', () => {
     const [got] = await receiver.waitFor(1);
     expect(got?.headers['x-service-signature']).toBe(hmac(rotated.body.secret, got!.body));
     expect(got?.headers['x-service-signature']).not.toBe(hmac(secret, got!.body));
+  });
+
+  it('D68: every delivery carries the Standard Webhooks headers, verified by the standardwebhooks package with the secret as shown', async () => {
+    const { bot, receiver, secret } = await botWithReceiver();
+    // D68: new secrets are `whsec_` + standard base64, the form the library decodes.
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const test = await h.admin.post(`/bots/${bot.id}/webhook/test`);
+    const [got] = await receiver.waitFor(1);
+    const hdr = got!.headers as Record<string, string>;
+    expect(hdr['webhook-id']).toBe(test.body.deliveryId);
+    expect(hdr['webhook-id']).toBe(hdr['x-service-delivery']);
+    expect(hdr['webhook-timestamp']).toBe(hdr['x-service-timestamp']);
+    expect(hdr['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    // D38's header is unchanged beside them.
+    expect(hdr['x-service-signature']).toBe(hmac(secret, got!.body));
+    const wh = new Webhook(secret);
+    expect(wh.verify(got!.body.toString('utf8'), hdr)).toEqual({
+      type: 'WEBHOOK_TEST',
+      data: { botId: bot.id, message: 'Test event from Parley' },
+    });
+    // The id and the time are signed: altering either fails the third-party check.
+    expect(() =>
+      wh.verify(got!.body.toString('utf8'), { ...hdr, 'webhook-id': 'other' }),
+    ).toThrow();
+    const ts = String(Number(hdr['webhook-timestamp']) - 1);
+    expect(() =>
+      wh.verify(got!.body.toString('utf8'), { ...hdr, 'webhook-timestamp': ts }),
+    ).toThrow();
+    // A rotated secret signs the standard header too.
+    const rotated = (await h.admin.post(`/bots/${bot.id}/webhook/secret`)).body.secret as string;
+    await h.admin.post(`/bots/${bot.id}/webhook/test`);
+    const [, again] = await receiver.waitFor(2);
+    const hdr2 = again!.headers as Record<string, string>;
+    expect(() => new Webhook(rotated).verify(again!.body.toString('utf8'), hdr2)).not.toThrow();
+    expect(() => wh.verify(again!.body.toString('utf8'), hdr2)).toThrow();
+  });
+
+  it('D68: a secret made before D68 (base64url) keeps D38 unchanged; its standard key is its base64url-decoded bytes', async () => {
+    const { bot, receiver } = await botWithReceiver();
+    const old = 'whsec_' + Buffer.from('pre-D68 secret ~~~ >>> ???', 'utf8').toString('base64url');
+    expect(old).toMatch(/[-_]/); // not standard base64
+    await h.services.domain.db
+      .updateTable('bots')
+      .set({ webhook_secret: old })
+      .where('id', '=', bot.id)
+      .execute();
+    await h.admin.post(`/bots/${bot.id}/webhook/test`);
+    const [got] = await receiver.waitFor(1);
+    const hdr = got!.headers as Record<string, string>;
+    expect(hdr['x-service-signature']).toBe(hmac(old, got!.body));
+    const key = Buffer.from(old.slice(6), 'base64url');
+    expect(() =>
+      new Webhook(key, { format: 'raw' }).verify(got!.body.toString('utf8'), hdr),
+    ).not.toThrow();
   });
 
   it('a receiver that never answers for bot A does not delay bot B (D39 isolation)', async () => {

@@ -27,6 +27,10 @@ const FIGURES: Record<string, { ids: string[]; mayBeUnavailable?: RegExp }> = {
       'floor_pg_c10',
       'floor_pg_batch_c50',
       'send_floor_pg_c10',
+      // issue 29: PostgreSQL against the batched floor and against SQLite
+      'send_floor_pg_batch_c10',
+      'pg_sqlite_c50',
+      'floor_pg_batch_sqlite_c10',
     ],
   },
   fanout: {

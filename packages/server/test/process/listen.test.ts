@@ -98,8 +98,8 @@ describe('parley listen --forward-to (D38, D31)', () => {
         'tsx',
         CLI,
         'listen',
-        '--token',
-        bot.token,
+        // Issue 28: the token from the environment (preferred); the secret on the command line,
+        // which is warned about.
         '--forward-to',
         forwardTo,
         '--secret',
@@ -107,13 +107,17 @@ describe('parley listen --forward-to (D38, D31)', () => {
         '--server',
         origin,
       ],
-      { cwd: REPO, env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: REPO, env: childEnv({ PARLEY_TOKEN: bot.token }), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     listen.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     listen.stderr!.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<number | null>((r) => listen!.once('exit', (code) => r(code)));
     await waitFor(() => /session \S+/.test(out), 'the READY line');
     const sessionId = /session (\S+);/.exec(out)![1]!;
+    // Issue 28: a secret on the command line is warned about; the token came from PARLEY_TOKEN.
+    expect(out).toMatch(/warning: --secret on the command line .* set PARLEY_WEBHOOK_SECRET/);
+    expect(out).not.toMatch(/--token on the command line/);
+    expect(out).not.toContain(bot.token);
 
     const send = (content: string) =>
       callOk(origin, 'POST', `/api/v1/channels/${channel.id}/messages`, session.token, { content });

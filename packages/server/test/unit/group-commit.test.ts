@@ -1,34 +1,62 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { CommitHooks } from '../../src/events/commit-hooks.js';
 import { migrate, openDatabase, sql, type DatabaseHandle, type Db } from '../../src/storage/db.js';
+import { PG_URL, postgresAvailable } from '../helpers/harness.js';
+
+const pgOk = await postgresAvailable();
 
 // storage/group-commit.ts through the Domain's transaction wrapper (events/commit-hooks.ts), on
-// a real SQLite file with a second connection standing for anyone else reading it.
-describe('group commit (SQLite)', () => {
+// a real database with a second connection standing for anyone else reading it: SQLite (a file)
+// and PostgreSQL (issue 29: a fresh schema), with the settings the server uses for each
+// (events/runtime.ts).
+describe.each([
+  { dialect: 'sqlite' as const, group: { maxGroup: 64 } },
+  { dialect: 'postgres' as const, group: { maxGroup: 32, overlap: true, maxInFlight: 2 } },
+])('group commit ($dialect)', ({ dialect, group }) => {
+  const pgDb = dialect === 'postgres';
   const dir = mkdtempSync(path.join(tmpdir(), 'parley-group-'));
-  const url = `sqlite:${path.join(dir, 'parley.db')}`;
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const url = pgDb ? PG_URL : `sqlite:${path.join(dir, 'parley.db')}`;
   let h: DatabaseHandle;
   let other: DatabaseHandle;
   let hooks: CommitHooks;
   let db: Db;
   let nextId = 1;
+  let admin: pg.Client | undefined;
 
   beforeAll(async () => {
-    h = openDatabase(url);
-    await migrate(h.db, 'sqlite');
-    other = openDatabase(url);
+    if (pgDb) {
+      if (!pgOk) return;
+      admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      await admin.query(`create schema ${schema}`);
+    }
+    const opts = pgDb ? { schema } : {};
+    h = openDatabase(url, opts);
+    await migrate(h.db, dialect);
+    other = openDatabase(url, opts);
     hooks = new CommitHooks((err) => {
       throw err;
     });
-    db = hooks.wrap(h.db, { group: true });
+    db = hooks.wrap(h.db, { group });
+    if (pgDb)
+      await sql`create table poison (user_id bigint references users (id) deferrable initially deferred)`.execute(
+        h.db,
+      );
   });
 
   afterAll(async () => {
-    await h.close();
-    await other.close();
+    await h?.close();
+    await other?.close();
+    if (admin) {
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -42,84 +70,142 @@ describe('group commit (SQLite)', () => {
       await other.db.selectFrom('event_log').select('pos as id').where('pos', 'in', ids).execute()
     ).map((r) => r.id);
 
-  it('concurrent transactions share one COMMIT; each resolves only once it is durable', async () => {
-    const ids = [nextId++, nextId++, nextId++];
-    const seenAtHook: number[][] = [];
-    const results = await Promise.all(
-      ids.map((id) =>
+  it.skipIf(pgDb && !pgOk)(
+    'concurrent transactions share one COMMIT; each resolves only once it is durable',
+    async () => {
+      const ids = [nextId++, nextId++, nextId++];
+      const seenAtHook: number[][] = [];
+      const results = await Promise.all(
+        ids.map((id) =>
+          db.transaction().execute(async (trx) => {
+            await addEvent(trx, id);
+            // Members see the writes of the members before them, as if those had committed.
+            const before = await trx
+              .selectFrom('event_log')
+              .select('pos')
+              .where('pos', 'in', ids)
+              .execute();
+            hooks.afterCommit(trx, () => {
+              seenAtHook.push([id]);
+            });
+            // … yet nothing is committed while the group runs: one transaction, not three.
+            expect(await stored(ids)).toEqual([]);
+            return before.length;
+          }),
+        ),
+      );
+      expect(results).toEqual([1, 2, 3]); // one group, run in arrival order
+      expect(await stored(ids)).toEqual(ids); // visible to another connection: committed
+      expect(seenAtHook).toEqual(ids.map((id) => [id])); // hooks after commit, in order
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'a member that throws is rolled back alone; its hooks never run; the others commit',
+    async () => {
+      const [a, b, c] = [nextId++, nextId++, nextId++];
+      const ran: number[] = [];
+      const run = (id: number, fail: boolean) =>
         db.transaction().execute(async (trx) => {
           await addEvent(trx, id);
-          // Members see the writes of the members before them, as if those had committed.
-          const before = await trx
-            .selectFrom('event_log')
-            .select('pos')
-            .where('pos', 'in', ids)
-            .execute();
-          hooks.afterCommit(trx, () => {
-            seenAtHook.push([id]);
-          });
-          // … yet nothing is committed while the group runs: one transaction, not three.
-          expect(await stored(ids)).toEqual([]);
-          return before.length;
-        }),
-      ),
-    );
-    expect(results).toEqual([1, 2, 3]); // one group, run in arrival order
-    expect(await stored(ids)).toEqual(ids); // visible to another connection: committed
-    expect(seenAtHook).toEqual(ids.map((id) => [id])); // hooks after commit, in order
-  });
-
-  it('a member that throws is rolled back alone; its hooks never run; the others commit', async () => {
-    const [a, b, c] = [nextId++, nextId++, nextId++];
-    const ran: number[] = [];
-    const run = (id: number, fail: boolean) =>
-      db.transaction().execute(async (trx) => {
-        await addEvent(trx, id);
-        hooks.afterCommit(trx, () => ran.push(id));
-        if (fail) throw new Error(`member ${id} failed`);
-        return id;
+          hooks.afterCommit(trx, () => ran.push(id));
+          if (fail) throw new Error(`member ${id} failed`);
+          return id;
+        });
+      const settled = await Promise.allSettled([run(a, false), run(b, true), run(c, false)]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({
+        message: `member ${b} failed`,
       });
-    const settled = await Promise.allSettled([run(a, false), run(b, true), run(c, false)]);
-    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({
-      message: `member ${b} failed`,
-    });
-    expect(await stored([a, b, c])).toEqual([a, c]);
-    expect(ran).toEqual([a, c]);
-  });
+      expect(await stored([a, b, c])).toEqual([a, c]);
+      expect(ran).toEqual([a, c]);
+    },
+  );
 
-  it('when the COMMIT itself fails, no member is acknowledged and nothing is stored', async () => {
-    const [a, b] = [nextId++, nextId++];
-    const ran: number[] = [];
-    const good = db.transaction().execute(async (trx) => {
-      await addEvent(trx, a);
-      hooks.afterCommit(trx, () => ran.push(a));
-      return a;
-    });
-    // A deferred foreign-key violation is only detected at COMMIT time.
-    const poison = db.transaction().execute(async (trx) => {
-      await sql`pragma defer_foreign_keys = on`.execute(trx);
-      await addEvent(trx, b);
-      await trx
-        .insertInto('user_sessions')
-        .values({
-          token_hash: `orphan-${b}`,
-          user_id: 999_999,
-          created_at: 0,
-          id: `orphan-${b}`,
-          last_used_at: 0,
-          user_agent: '',
-        })
-        .execute();
-      return b;
-    });
-    const settled = await Promise.allSettled([good, poison]);
-    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
-    expect(await stored([a, b])).toEqual([]);
-    expect(ran).toEqual([]);
-    // The connection is usable afterwards.
-    const c = nextId++;
-    await db.transaction().execute((trx) => addEvent(trx, c));
-    expect(await stored([c])).toEqual([c]);
-  });
+  it.skipIf(pgDb && !pgOk)(
+    'a member whose statement fails in the database rolls back alone (issue 29); the others commit',
+    async () => {
+      // On PostgreSQL a failed statement aborts the whole transaction until ROLLBACK TO: the
+      // members after it must still run and commit, and the one before must not be undone.
+      const [a, c] = [nextId++, nextId++];
+      const ran: number[] = [];
+      await db.transaction().execute((trx) => addEvent(trx, a)); // `a` exists: b collides
+      const d = nextId++;
+      const run = (id: number, dup: boolean) =>
+        db.transaction().execute(async (trx) => {
+          if (!dup) await addEvent(trx, id);
+          hooks.afterCommit(trx, () => ran.push(id));
+          if (dup) {
+            await addEvent(trx, d); // a write of its own, undone with it
+            await addEvent(trx, a); // primary key violation
+          }
+          return id;
+        });
+      const [x, y] = [nextId++, nextId++];
+      const settled = await Promise.allSettled([run(x, false), run(c, true), run(y, false)]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await stored([x, y, d])).toEqual([x, y]);
+      expect(ran).toEqual([x, y]);
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'more members than one group holds: every one commits, each answered after its COMMIT',
+    async () => {
+      const ids = Array.from({ length: group.maxGroup * 3 + 5 }, () => nextId++);
+      const committedWhenAnswered = await Promise.all(
+        ids.map((id) =>
+          db
+            .transaction()
+            .execute((trx) => addEvent(trx, id))
+            .then(async () => (await stored([id])).length),
+        ),
+      );
+      expect(committedWhenAnswered.every((n) => n === 1)).toBe(true);
+      expect((await stored(ids)).length).toBe(ids.length);
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'when the COMMIT itself fails, no member is acknowledged and nothing is stored',
+    async () => {
+      const [a, b] = [nextId++, nextId++];
+      const ran: number[] = [];
+      const good = db.transaction().execute(async (trx) => {
+        await addEvent(trx, a);
+        hooks.afterCommit(trx, () => ran.push(a));
+        return a;
+      });
+      // A deferred foreign-key violation is only detected at COMMIT time.
+      const poison = db.transaction().execute(async (trx) => {
+        await addEvent(trx, b);
+        if (pgDb) {
+          // PostgreSQL defers only constraints declared deferrable (the test's own table).
+          await sql`insert into poison (user_id) values (999999)`.execute(trx);
+          return b;
+        }
+        await sql`pragma defer_foreign_keys = on`.execute(trx);
+        await trx
+          .insertInto('user_sessions')
+          .values({
+            token_hash: `orphan-${b}`,
+            user_id: 999_999,
+            created_at: 0,
+            id: `orphan-${b}`,
+            last_used_at: 0,
+            user_agent: '',
+          })
+          .execute();
+        return b;
+      });
+      const settled = await Promise.allSettled([good, poison]);
+      expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+      expect(await stored([a, b])).toEqual([]);
+      expect(ran).toEqual([]);
+      // The connection is usable afterwards.
+      const c = nextId++;
+      await db.transaction().execute((trx) => addEvent(trx, c));
+      expect(await stored([c])).toEqual([c]);
+    },
+  );
 });

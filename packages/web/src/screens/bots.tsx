@@ -516,8 +516,16 @@ export function BotDetail({ botId }: { botId: number }) {
           <Secret
             label="Signing secret"
             value={secret}
-            note="HMAC-SHA256 key of X-Service-Signature."
+            note="HMAC-SHA256 key of X-Service-Signature and of the Standard Webhooks webhook-signature."
           />
+        )}
+        {secret && /[-_]/.test(secret.slice('whsec_'.length)) && (
+          // D68: a secret from before Standard Webhooks is base64url, which third-party
+          // verifiers do not decode; rotating gives one in standard base64.
+          <p class="small" role="note" data-testid="secret-rotate-note">
+            This secret predates Standard Webhooks signatures: rotate it before verifying deliveries
+            with a Standard Webhooks library.
+          </p>
         )}
       </section>
 

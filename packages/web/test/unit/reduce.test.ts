@@ -5,7 +5,7 @@ import { initial, reduce, type State, type StoreEvent } from '../../src/state/re
 // The web app's store is a pure reduce(state, event) (issue #24): tested here without a browser.
 
 const alice = { id: 1, name: 'alice', avatar: '', isBot: false };
-const bob = { id: 2, name: 'bob', avatar: '', isBot: false };
+const bob = { id: 2, name: 'bob', avatar: '' };
 const channel = (id: number, guildId: number, name = `c${id}`) => ({
   id,
   guildId,
@@ -17,7 +17,7 @@ const guild = (id: number, channels: number[], extra: Partial<Guild> = {}): Guil
   id,
   name: `g${id}`,
   ownerId: alice.id,
-  roles: [{ id, name: '@everyone', permissions: 3 }],
+  roles: [{ id, name: '@everyone', permissions: 3, color: null, position: 0, mentionable: false }],
   channels: channels.map((c) => channel(c, id)),
   bots: [],
   myPermissions: 8,
@@ -132,7 +132,7 @@ describe('the store: reduce(state, event)', () => {
       { type: 'TYPING_START', d: { channelId: 11, userId: 2, at: '' }, now: 1000 },
       {
         type: 'DMS',
-        d: [{ channelId: 50, recipient: bob, lastMessageId: 9 }],
+        d: [{ channelId: 50, recipient: { ...bob, isBot: false }, lastMessageId: 9 }],
       },
     ]);
     expect(s).not.toEqual(initial);
@@ -187,8 +187,12 @@ describe('the store: reduce(state, event)', () => {
     s = reduce(s, {
       type: 'DMS',
       d: [
-        { channelId: 50, recipient: bob, lastMessageId: 9 },
-        { channelId: 51, recipient: { ...bob, id: 3, name: 'carol' }, lastMessageId: 4 },
+        { channelId: 50, recipient: { ...bob, isBot: false }, lastMessageId: 9 },
+        {
+          channelId: 51,
+          recipient: { ...bob, isBot: false, id: 3, name: 'carol' },
+          lastMessageId: 4,
+        },
       ],
     });
     s = reduce(s, {

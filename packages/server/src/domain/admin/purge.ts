@@ -89,15 +89,18 @@ export async function deleteMessage(
   d: Domain,
   channelId: number,
   messageId: number,
+  /** written in the same transaction once the message is known (D60: its audit entry) */
+  also?: (trx: Db, m: { id: number; guild_id: number | null; author_id: number }) => Promise<void>,
 ): Promise<void> {
   await d.db.transaction().execute(async (trx) => {
     const m = await trx
       .selectFrom('messages')
-      .select(['id', 'channel_id', 'guild_id'])
+      .select(['id', 'channel_id', 'guild_id', 'author_id'])
       .where('id', '=', messageId)
       .where('channel_id', '=', channelId)
       .executeTakeFirst();
     if (!m || (await deleteMessages(d, trx, [m])) === 0) throw notFound('message');
+    if (also) await also(trx, m);
   });
 }
 

@@ -3,19 +3,24 @@ import type { Bot, CreateBotBody, CreatedBot } from '@parley/protocol';
 import { conflict, forbidden, invalid, notFound } from '../../errors/app-error.js';
 import type { BotTokenCodec } from '../auth/bot-token.js';
 import type { Principal } from '../auth/principal.js';
+import type { Db } from '../../storage/db.js';
 import type { Domain } from '../context.js';
 import { botView } from '../views.js';
 
 /** INTERFACE "Limits": bots per account. */
 export const MAX_BOTS_PER_OWNER = 3;
 
-export const newWebhookSecret = (): string => 'whsec_' + randomBytes(24).toString('base64url');
+/**
+ * D68: `whsec_` + standard base64 (24 random bytes: 32 characters, no padding), the form every
+ * Standard Webhooks library decodes. Secrets made before D68 are base64url (still valid, D38).
+ */
+export const newWebhookSecret = (): string => 'whsec_' + randomBytes(24).toString('base64');
 
 export async function getBot(d: Domain, botId: number): Promise<Bot> {
   const row = await d.db
     .selectFrom('bots as b')
     .innerJoin('users as u', 'u.id', 'b.user_id')
-    .select(['b.id', 'b.description', 'b.user_id', 'u.name', 'u.avatar'])
+    .select(['b.id', 'b.description', 'b.user_id', 'u.name', 'u.avatar', 'b.events'])
     .where('b.id', '=', botId)
     .executeTakeFirst();
   if (!row) throw notFound('bot');
@@ -26,6 +31,39 @@ export async function getBot(d: Domain, botId: number): Promise<Bot> {
 export async function getMe(d: Domain, p: Principal): Promise<Bot> {
   if (p.botId === undefined) throw forbidden('This token belongs to a user, not a bot');
   return getBot(d, p.botId);
+}
+
+/**
+ * D63: the event types a bot receives beyond D34's eight, for its gateway and its webhook alike
+ * (an empty list: the eight only). A change of the bots table moves the derived cache's version,
+ * so the next event's recipients see it (domain/events/recipients.ts).
+ */
+export async function setBotEvents(
+  d: Domain,
+  trx: Db,
+  botId: number,
+  events: readonly string[],
+): Promise<void> {
+  await trx
+    .updateTable('bots')
+    .set({ events: events.length === 0 ? null : JSON.stringify([...new Set(events)]) })
+    .where('id', '=', botId)
+    .execute();
+}
+
+/** PATCH /bot/me (D63): the calling bot changes its own subscription. */
+export async function patchMe(
+  d: Domain,
+  p: Principal,
+  body: { events?: readonly string[] | undefined },
+): Promise<Bot> {
+  if (p.botId === undefined) throw forbidden('This token belongs to a user, not a bot');
+  const botId = p.botId;
+  if (body.events !== undefined) {
+    const events = body.events;
+    await d.db.transaction().execute((trx) => setBotEvents(d, trx, botId, events));
+  }
+  return getBot(d, botId);
 }
 
 export async function createBot(

@@ -19,7 +19,7 @@ import { purgeBot } from '../admin/purge.js';
 import { putMember } from '../members/members.service.js';
 import { guildPermissions, has } from '../permissions/permissions.js';
 import { requireGuildMember } from '../permissions/access.service.js';
-import { createBot, getBot } from './bots.service.js';
+import { createBot, getBot, setBotEvents } from './bots.service.js';
 
 /**
  * D50: a person's own bots. Every route names the bot by id and first checks it is the caller's:
@@ -96,6 +96,8 @@ export async function patchOwnBot(
         .set({ description: body.description })
         .where('id', '=', bot.id)
         .execute();
+    // D63: the owner sets the bot's subscription as the bot itself may
+    if (body.events !== undefined) await setBotEvents(d, trx, bot.id, body.events);
   });
   return getBot(d, bot.id);
 }

@@ -7,15 +7,18 @@ import type {
 } from '@parley/protocol';
 import { invalid, notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
-import type { Principal } from '../auth/principal.js';
+import { Permission } from '@parley/protocol';
+import { diff, writeAudit } from '../audit/audit.service.js';
 import type { Domain } from '../context.js';
-import { requireChannelAdmin, requireGuildAdmin } from '../guilds/admin-access.js';
+import type { Actor } from '../guilds/actor.js';
+import { requireBitsHeld, requireChannelRight, requireRight } from '../guilds/rights.js';
 import { channelViewers, emitViewChanges, viewSnapshot } from '../guilds/audience.js';
 import { channelView } from '../views.js';
 import { requireChannelRoom } from './channel-limit.js';
 
 /**
- * D49 channels for guild administrators. CHANNEL_CREATE / CHANNEL_UPDATE (Channel with topic)
+ * D49/D57–D59 channels: one function per action for people, bots and the operator alike, each
+ * needing MANAGE_CHANNELS (the operator passes) and writing its audit entry (D60). CHANNEL_CREATE / CHANNEL_UPDATE (Channel with topic)
  * go to the members who can VIEW the channel once the change is made — a hidden channel's name
  * and topic never reach the others; CHANNEL_DELETE {id, guildId} to those who could VIEW it
  * (D70: channel events only to those who can see the channel).
@@ -37,14 +40,15 @@ export async function toViewers(
  * be the guild's (404 otherwise), each at most once (400); the guild holds at most MAX_CHANNELS
  * (409).
  */
-export async function createAppChannel(
+export async function createChannel(
   d: Domain,
-  p: Principal,
+  actor: Actor,
   guildId: number,
-  body: CreateAppChannelBody,
+  body: CreateAppChannelBody & { type?: number | undefined },
 ): Promise<Channel> {
-  await requireGuildAdmin(d, p, guildId);
+  const s = await requireRight(d, actor, guildId, Permission.MANAGE_CHANNELS);
   const overwrites = body.overwrites ?? [];
+  for (const o of overwrites) requireBitsHeld(s, o.allow);
   const roleIds = overwrites.map((o) => o.roleId);
   if (new Set(roleIds).size !== roleIds.length)
     throw invalid('overwrites', 'lists a role more than once');
@@ -60,7 +64,7 @@ export async function createAppChannel(
   const row = {
     id: d.ids.next(),
     guild_id: guildId,
-    type: 0,
+    type: body.type ?? 0,
     name: body.name,
     topic: body.topic ?? '',
   };
@@ -83,18 +87,29 @@ export async function createAppChannel(
           })),
         )
         .execute();
+    await writeAudit(trx, d, actor, {
+      guildId,
+      action: 'CHANNEL_CREATE',
+      targetId: row.id,
+      changes: diff({}, { name: row.name, topic: row.topic }),
+    });
     await toViewers(trx, d, 'CHANNEL_CREATE', channel);
   });
   return channel;
 }
 
-export async function patchAppChannel(
+export async function patchChannel(
   d: Domain,
-  p: Principal,
+  actor: Actor,
   channelId: number,
   body: PatchChannelBody,
 ): Promise<Channel> {
-  const ch = await requireChannelAdmin(d, p, channelId);
+  const { channel: ch } = await requireChannelRight(
+    d,
+    actor,
+    channelId,
+    Permission.MANAGE_CHANNELS,
+  );
   const next = { name: body.name ?? ch.name, topic: body.topic ?? ch.topic };
   const channel = channelView({ id: ch.id, guild_id: ch.guildId, type: ch.type, ...next });
   await d.db.transaction().execute(async (trx) => {
@@ -104,14 +119,25 @@ export async function patchAppChannel(
       .where('id', '=', ch.id)
       .executeTakeFirst();
     if (res.numUpdatedRows === 0n) throw notFound('channel');
+    await writeAudit(trx, d, actor, {
+      guildId: ch.guildId,
+      action: 'CHANNEL_UPDATE',
+      targetId: ch.id,
+      changes: diff({ name: ch.name, topic: ch.topic }, next),
+    });
     await toViewers(trx, d, 'CHANNEL_UPDATE', channel);
   });
   return channel;
 }
 
 /** D49: the channel's messages, overwrites and read states go with it, in one transaction. */
-export async function deleteAppChannel(d: Domain, p: Principal, channelId: number): Promise<void> {
-  const ch = await requireChannelAdmin(d, p, channelId);
+export async function deleteChannel(d: Domain, actor: Actor, channelId: number): Promise<void> {
+  const { channel: ch } = await requireChannelRight(
+    d,
+    actor,
+    channelId,
+    Permission.MANAGE_CHANNELS,
+  );
   await d.db.transaction().execute(async (trx) => {
     // PostgreSQL: a message being sent meanwhile waits for this (its foreign key check shares
     // the channel's row), so no message is left behind pointing at a deleted channel.
@@ -124,6 +150,12 @@ export async function deleteAppChannel(d: Domain, p: Principal, channelId: numbe
     await trx.deleteFrom('read_states').where('channel_id', '=', ch.id).execute();
     const res = await trx.deleteFrom('channels').where('id', '=', ch.id).executeTakeFirst();
     if (res.numDeletedRows === 0n) throw notFound('channel');
+    await writeAudit(trx, d, actor, {
+      guildId: ch.guildId,
+      action: 'CHANNEL_DELETE',
+      targetId: ch.id,
+      changes: [{ key: 'name', old: ch.name }],
+    });
     if (viewers.length > 0)
       d.people.people(trx, {
         type: 'CHANNEL_DELETE',
@@ -138,14 +170,21 @@ export async function deleteAppChannel(d: Domain, p: Principal, channelId: numbe
  * channel's guild, @everyone included). Visibility may change (D70): CHANNEL_CREATE to the members
  * who can VIEW the channel now and could not, CHANNEL_DELETE to those who no longer can.
  */
-export async function putAppOverwrite(
+export async function putOverwrite(
   d: Domain,
-  p: Principal,
+  actor: Actor,
   channelId: number,
   roleId: number,
   body: AppOverwriteBody,
 ): Promise<Overwrite> {
-  const ch = await requireChannelAdmin(d, p, channelId);
+  const { channel: ch, standing } = await requireChannelRight(
+    d,
+    actor,
+    channelId,
+    Permission.MANAGE_CHANNELS,
+  );
+  // D58: an overwrite cannot grant bits its author does not hold.
+  requireBitsHeld(standing, body.allow);
   const role = await d.db
     .selectFrom('roles')
     .select('id')
@@ -155,6 +194,12 @@ export async function putAppOverwrite(
   if (!role) throw notFound('role');
   await d.db.transaction().execute(async (trx) => {
     const before = await viewSnapshot(trx, ch.guildId);
+    const old = await trx
+      .selectFrom('channel_overwrites')
+      .select(['allow', 'deny'])
+      .where('channel_id', '=', ch.id)
+      .where('role_id', '=', roleId)
+      .executeTakeFirst();
     await trx
       .insertInto('channel_overwrites')
       .values({ channel_id: ch.id, role_id: roleId, allow: body.allow, deny: body.deny })
@@ -162,6 +207,15 @@ export async function putAppOverwrite(
         oc.columns(['channel_id', 'role_id']).doUpdateSet({ allow: body.allow, deny: body.deny }),
       )
       .execute();
+    await writeAudit(trx, d, actor, {
+      guildId: ch.guildId,
+      action: 'OVERWRITE_UPDATE',
+      targetId: ch.id,
+      changes: [
+        { key: 'roleId', new: roleId },
+        ...diff(old ?? { allow: 0, deny: 0 }, { allow: body.allow, deny: body.deny }),
+      ],
+    });
     await emitViewChanges(trx, d, ch.guildId, before);
   });
   return { channelId: ch.id, roleId, allow: body.allow, deny: body.deny };

@@ -2,7 +2,7 @@ import { Permission } from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
 import { channelPermissions, has, type MemberAccess } from '../permissions/permissions.js';
 import type { DerivedCache } from '../derived-cache.js';
-import type { RecordedEvent } from './recorder.js';
+import type { PeopleAudience, RecordedEvent } from './recorder.js';
 
 /**
  * D34: which bots receive an event, decided inside the writing transaction, so membership and
@@ -33,6 +33,8 @@ export async function recipientBots(
 
 async function loadRecipients(trx: Db, scope: RecordedEvent['scope']): Promise<number[]> {
   switch (scope.kind) {
+    case 'bot':
+      return [scope.botId];
     case 'dm':
       return botsOfUsers(trx, scope.userIds);
     case 'guild': {
@@ -47,7 +49,7 @@ async function loadRecipients(trx: Db, scope: RecordedEvent['scope']): Promise<n
   }
 }
 
-async function botsOfUsers(trx: Db, userIds: readonly number[]): Promise<number[]> {
+export async function botsOfUsers(trx: Db, userIds: readonly number[]): Promise<number[]> {
   const rows = await trx
     .selectFrom('bots')
     .select('id')
@@ -117,4 +119,38 @@ async function channelBots(trx: Db, guildId: number, channelId: number): Promise
       return has(channelPermissions(access, guildId, overwrites), Permission.VIEW_CHANNEL);
     })
     .map((b) => b.botId);
+}
+
+/**
+ * D63: the bots a people's event (D51 audience) would reach by D34's rules — for the bots that
+ * subscribed to people's types (GUILD_CREATE, CHANNEL_UPDATE, TYPING_START, …).
+ */
+export async function botsOfAudience(
+  trx: Db,
+  cache: DerivedCache,
+  audience: PeopleAudience,
+  version?: number,
+): Promise<readonly number[]> {
+  switch (audience.kind) {
+    case 'channel':
+      return recipientBots(
+        trx,
+        cache,
+        { kind: 'channel', guildId: audience.guildId, channelId: audience.channelId },
+        version,
+      );
+    case 'guild': {
+      const base = await recipientBots(
+        trx,
+        cache,
+        { kind: 'guild', guildId: audience.guildId },
+        version,
+      );
+      if (!audience.alsoUserIds || audience.alsoUserIds.length === 0) return base;
+      const more = await botsOfUsers(trx, audience.alsoUserIds);
+      return [...new Set([...base, ...more])].sort((a, b) => a - b);
+    }
+    case 'users':
+      return botsOfUsers(trx, audience.userIds);
+  }
 }

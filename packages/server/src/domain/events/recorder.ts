@@ -1,4 +1,10 @@
-import type { EventEnvelope, EventType, PeopleEventType } from '@parley/protocol';
+import type {
+  AnyEventEnvelope,
+  EventType,
+  Interaction,
+  PeopleEventType,
+  RichEventType,
+} from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
 
 /**
@@ -51,7 +57,7 @@ export type PeopleAudience =
   | { kind: 'users'; userIds: number[] };
 
 export interface PeopleEvent {
-  type: PeopleEventType | EventType;
+  type: PeopleEventType | EventType | RichEventType;
   /** the dispatch's `d`, built with domain/views.ts (serialized once, by the recorder) */
   data: unknown;
   audience: PeopleAudience;
@@ -64,13 +70,30 @@ export interface PeopleDispatch {
   audience: PeopleAudience;
 }
 
+/** D65: an interaction, for the one bot it is for (never a person). */
+export interface InteractionEnvelope {
+  type: 'INTERACTION_CREATE';
+  data: Interaction;
+}
+
 export interface RecordedEvent {
-  envelope: EventEnvelope;
+  /**
+   * D34's eight reach every recipient bot; D63/D71's only the bots that subscribed to them;
+   * D65's INTERACTION_CREATE only the one bot it is for.
+   */
+  envelope: AnyEventEnvelope | InteractionEnvelope;
+  /**
+   * false: bots only (D71: MESSAGE_EMBEDS_UPDATE — people hear MESSAGE_UPDATE instead).
+   * Default: people receive it too (D51).
+   */
+  people?: boolean;
   /** where it happened: decides the recipients (D34) */
   scope:
     | { kind: 'channel'; guildId: number; channelId: number }
     | { kind: 'guild'; guildId: number; alsoUserId?: number }
-    | { kind: 'dm'; userIds: [number, number] };
+    | { kind: 'dm'; userIds: [number, number] }
+    /** D63/D65: exactly this bot, whatever its subscription; no person */
+    | { kind: 'bot'; botId: number };
 }
 
 /** A recorder that drops everything (tools that never deliver events). */

@@ -4,7 +4,8 @@ import type { BlobStore, BlobWriter } from '../../files/blob-store.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain, Urls } from '../context.js';
 import { sanitizeFilename } from './filename.js';
-import { ACCEPTED, SNIFF_BYTES, sniffFormat } from './formats.js';
+import { imageDimensions } from './dimensions.js';
+import { ACCEPTED, FileKind, SNIFF_BYTES, sniffFormat } from './formats.js';
 import { quotaLimits, quotaUsage, reserveQuota } from './quota.js';
 
 /** D22: at most 5 MiB per file. */
@@ -79,6 +80,9 @@ export async function acceptUpload(
       throw unsupported(
         `The file name must end in .${format.extensions.join(' or .')} for this ${format.type} content`,
       );
+    // D61: an image's dimensions from its own bytes (the first 64 KiB hold the header of all
+    // but JPEGs with huge metadata, which then go without).
+    const dims = format.kind === FileKind.IMAGE ? imageDimensions(file.head) : undefined;
     await file.blob.commit();
     const id = d.ids.next();
     const now = d.clock.now();
@@ -94,6 +98,8 @@ export async function acceptUpload(
           size: file.size,
           kind: format.kind,
           mime: format.mime,
+          width: dims?.width ?? null,
+          height: dims?.height ?? null,
           quota_day: period.day,
           quota_month: period.month,
           created_at: now,
@@ -117,6 +123,8 @@ export interface StoredFile {
   size: number;
   kind: number;
   mime: string;
+  width: number | null;
+  height: number | null;
   created_at: number;
 }
 
@@ -124,7 +132,17 @@ export interface StoredFile {
 export async function findFile(d: Domain, id: number): Promise<StoredFile | undefined> {
   return d.db
     .selectFrom('files')
-    .select(['id', 'storage_key', 'filename', 'size', 'kind', 'mime', 'created_at'])
+    .select([
+      'id',
+      'storage_key',
+      'filename',
+      'size',
+      'kind',
+      'mime',
+      'width',
+      'height',
+      'created_at',
+    ])
     .where('id', '=', id)
     .executeTakeFirst();
 }
@@ -155,6 +173,13 @@ export async function sweepOrphanBlobs(
       .where('storage_key', '=', key)
       .executeTakeFirst();
     if (row) continue;
+    // D71: a link preview's image, kept by the CDN's proxy
+    const proxied = await d.db
+      .selectFrom('proxied_images')
+      .select('id')
+      .where('storage_key', '=', key)
+      .executeTakeFirst();
+    if (proxied) continue;
     await blobs.delete(key);
     removed++;
   }

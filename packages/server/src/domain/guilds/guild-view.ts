@@ -34,10 +34,12 @@ export async function guildView(
       .where('guild_id', '=', guildId)
       .where('user_id', '=', userId)
       .executeTakeFirst(),
+    // D58: in rank order, @everyone (position 0) first
     db
       .selectFrom('roles')
-      .select(['id', 'name', 'permissions'])
+      .select(['id', 'name', 'permissions', 'position', 'color', 'mentionable'])
       .where('guild_id', '=', guildId)
+      .orderBy('position', 'asc')
       .orderBy('id', 'asc')
       .execute(),
     db
@@ -88,7 +90,14 @@ export async function guildView(
     id: Number(guild.id),
     name: guild.name,
     ownerId: Number(guild.owner_id),
-    roles: roles.map((r) => ({ id: Number(r.id), name: r.name, permissions: r.permissions })),
+    roles: roles.map((r) => ({
+      id: Number(r.id),
+      name: r.name,
+      permissions: r.permissions,
+      position: Number(r.position),
+      color: r.color === null ? null : Number(r.color),
+      mentionable: Number(r.mentionable) === 1,
+    })),
     channels: channels
       .filter((c) =>
         has(

@@ -1,11 +1,9 @@
-import type { AppGuild, CreateGuildBody, CreateRoleBody, Guild, Role } from '@parley/protocol';
+import type { AppGuild, CreateGuildBody, Guild } from '@parley/protocol';
 import { DEFAULT_EVERYONE_PERMISSIONS } from '@parley/protocol';
 import { invalid, notFound } from '../../errors/app-error.js';
 import type { Db } from '../../storage/db.js';
-import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
 import { guildView } from './guild-view.js';
-import { insertRole } from './roles.service.js';
 import { memberView } from '../views.js';
 
 /** D41: a guild with its @everyone role (id = guild id, D11) and its owner as first member. */
@@ -81,10 +79,4 @@ export async function announceGuild(
       audience: { kind: 'users', userIds: [owner.id] },
     });
   return view;
-}
-
-/** D52 operator: a role of any guild (404 unknown); GUILD_ROLES_UPDATE as for the people's. */
-export async function createRole(d: Domain, guildId: number, body: CreateRoleBody): Promise<Role> {
-  await requireGuild(d.db, guildId);
-  return insertRole(d, guildId, body);
 }

@@ -1,4 +1,4 @@
-import type { AdminInvitePatch, CreateInviteBody, Invite } from '@parley/protocol';
+import type { AdminInvitePatch, Invite } from '@parley/protocol';
 import { notFound } from '../../errors/app-error.js';
 import type { InvitesTable } from '../../storage/schema-people.js';
 import { requireGuild } from '../permissions/access.service.js';
@@ -7,18 +7,9 @@ import * as core from './invites.service.js';
 
 /**
  * D49/D52: invites as the operator sees them. Thin operator-side wrappers (no principal, no
- * access check) over the one core in invites.service.ts: the same code generator, the same
- * `Invite` view, the same create.
+ * access check) over the one core in invites.service.ts. Creating and deleting are the one
+ * createInvite / deleteInvite of invites.service.ts, with the operator as actor (D59).
  */
-
-/** The operator creates an invite with no creator (`creator_id` null). 404 unknown guild. */
-export async function createInvite(
-  d: Domain,
-  guildId: number,
-  body: CreateInviteBody,
-): Promise<Invite> {
-  return core.createInvite(d, guildId, null, body);
-}
 
 /** A guild's invites, newest first (used up and expired ones included: the operator sees all). */
 export async function listInvites(d: Domain, guildId: number): Promise<{ invites: Invite[] }> {
@@ -61,5 +52,3 @@ export async function updateInvite(
     .execute();
   return getInvite(d, code);
 }
-
-export const deleteInvite = core.removeInvite;

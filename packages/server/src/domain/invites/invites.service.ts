@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { CreateInviteBody, Invite, InvitePreview } from '@parley/protocol';
+import {
+  Permission,
+  type CreateInviteBody,
+  type Invite,
+  type InvitePreview,
+} from '@parley/protocol';
 import { forbidden, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
 import { isUniqueViolation, type Db } from '../../storage/db.js';
@@ -7,7 +12,9 @@ import type { InvitesTable } from '../../storage/schema-people.js';
 import type { Principal } from '../auth/principal.js';
 import { requireGuild } from '../permissions/access.service.js';
 import type { Domain } from '../context.js';
-import { requireGuildAdmin } from '../guilds/admin-access.js';
+import { diff, writeAudit } from '../audit/audit.service.js';
+import { actorUserId, type Actor } from '../guilds/actor.js';
+import { requireRight } from '../guilds/rights.js';
 import { joinGuild } from '../members/members.service.js';
 import { consumeInvite } from './consume.js';
 
@@ -40,14 +47,15 @@ export const inviteView = (d: Domain, r: InvitesTable): Invite => ({
 });
 
 /**
- * Create an invite of a guild (people with ADMINISTRATOR through `createGuildInvite`, the
- * operator API and CLI directly: `creatorId` null). 404 for an unknown guild.
+ * The rows of a new invite, with no access check: `createInvite` below (people, bots and the
+ * operator, D59) and the seed. `also` runs in the same transaction (D60: the audit entry).
  */
-export async function createInvite(
+export async function insertInvite(
   d: Domain,
   guildId: number,
   creatorId: number | null,
   body: CreateInviteBody,
+  also?: (trx: Db, code: string) => Promise<void>,
 ): Promise<Invite> {
   await requireGuild(d.db, guildId);
   const now = d.clock.now();
@@ -62,7 +70,10 @@ export async function createInvite(
       created_at: now,
     };
     try {
-      await d.db.insertInto('invites').values(row).execute();
+      await d.db.transaction().execute(async (trx) => {
+        await trx.insertInto('invites').values(row).execute();
+        if (also) await also(trx, row.code);
+      });
       return inviteView(d, row);
     } catch (err) {
       // A code already taken (2^-71 per pair: never in practice, but never a 500 either).
@@ -71,19 +82,37 @@ export async function createInvite(
   }
 }
 
-export async function createGuildInvite(
+/**
+ * D49/D57/D59 create an invite (CREATE_INVITE; the operator's have no creator). 404 for an
+ * unknown guild.
+ */
+export async function createInvite(
   d: Domain,
-  p: Principal,
+  actor: Actor,
   guildId: number,
   body: CreateInviteBody,
 ): Promise<Invite> {
-  await requireGuildAdmin(d, p, guildId);
-  return createInvite(d, guildId, p.userId, body);
+  await requireRight(d, actor, guildId, Permission.CREATE_INVITE);
+  return insertInvite(d, guildId, actorUserId(actor), body, (trx, code) =>
+    writeAudit(trx, d, actor, {
+      guildId,
+      action: 'INVITE_CREATE',
+      targetId: null,
+      changes: diff(
+        {},
+        {
+          code,
+          maxUses: body.maxUses ?? null,
+          expiresInS: body.expiresInS ?? null,
+        },
+      ),
+    }),
+  );
 }
 
-/** D49: a guild's invites, newest first (used-up and expired ones included, for the admin). */
-export async function listInvites(d: Domain, p: Principal, guildId: number): Promise<Invite[]> {
-  await requireGuildAdmin(d, p, guildId);
+/** D49/D57: a guild's invites, newest first, used-up and expired ones included (MANAGE_GUILD). */
+export async function listInvites(d: Domain, actor: Actor, guildId: number): Promise<Invite[]> {
+  await requireRight(d, actor, guildId, Permission.MANAGE_GUILD);
   return guildInvites(d, guildId);
 }
 
@@ -99,22 +128,30 @@ export async function guildInvites(d: Domain, guildId: number): Promise<Invite[]
   return rows.map((r) => inviteView(d, r));
 }
 
-/** D49 `DELETE /invites/:code`: ADMINISTRATOR of its guild; 404 unknown. */
-export async function deleteInvite(d: Domain, p: Principal, code: string): Promise<void> {
+/**
+ * D49/D57 `DELETE /invites/:code`: one's own invite (CREATE_INVITE) or anyone's (MANAGE_GUILD);
+ * 404 unknown.
+ */
+export async function deleteInvite(d: Domain, actor: Actor, code: string): Promise<void> {
   const inv = await d.db
     .selectFrom('invites')
-    .select(['code', 'guild_id'])
+    .select(['code', 'guild_id', 'creator_id'])
     .where('code', '=', code)
     .executeTakeFirst();
   if (!inv) throw notFound('invite');
-  await requireGuildAdmin(d, p, Number(inv.guild_id));
-  await removeInvite(d, code);
-}
-
-/** Delete one invite by code, no access check (the callers make it); 404 unknown. */
-export async function removeInvite(d: Domain, code: string): Promise<void> {
-  const res = await d.db.deleteFrom('invites').where('code', '=', code).executeTakeFirst();
-  if (res.numDeletedRows === 0n) throw notFound('invite');
+  const guildId = Number(inv.guild_id);
+  const own = actor.kind !== 'operator' && Number(inv.creator_id) === actor.principal.userId;
+  await requireRight(d, actor, guildId, own ? Permission.CREATE_INVITE : Permission.MANAGE_GUILD);
+  await d.db.transaction().execute(async (trx) => {
+    const res = await trx.deleteFrom('invites').where('code', '=', code).executeTakeFirst();
+    if (res.numDeletedRows === 0n) throw notFound('invite');
+    await writeAudit(trx, d, actor, {
+      guildId,
+      action: 'INVITE_DELETE',
+      targetId: null,
+      changes: [{ key: 'code', old: code }],
+    });
+  });
 }
 
 export const usable = (r: Pick<InvitesTable, 'uses' | 'max_uses' | 'expires_at'>, now: number) =>

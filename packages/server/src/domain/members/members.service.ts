@@ -19,7 +19,7 @@ export async function listMembers(
   let query = d.db
     .selectFrom('members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id', 'u.name', 'u.avatar', 'm.joined_at'])
+    .select(['u.id', 'u.name', 'u.avatar', 'u.is_bot', 'm.joined_at'])
     .where('m.guild_id', '=', guildId);
   if (q.after !== undefined) query = query.where('m.user_id', '>', q.after);
   const rows = await query
@@ -43,7 +43,7 @@ async function loadMember(
   const row = await db
     .selectFrom('members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id', 'u.name', 'u.avatar', 'm.joined_at'])
+    .select(['u.id', 'u.name', 'u.avatar', 'u.is_bot', 'm.joined_at', 'm.timeout_until'])
     .where('m.guild_id', '=', guildId)
     .where('m.user_id', '=', userId)
     .executeTakeFirst();
@@ -56,12 +56,25 @@ async function loadMember(
     .orderBy('role_id', 'asc')
     .execute();
   // D20: @everyone is never listed (it is never stored in member_roles).
-  return memberView(
-    d.urls,
-    row,
-    roles.map((r) => r.role_id),
-    row.joined_at,
-  );
+  return {
+    ...memberView(
+      d.urls,
+      row,
+      roles.map((r) => r.role_id),
+      row.joined_at,
+    ),
+    ...memberTimeout(d, row.timeout_until),
+  };
+}
+
+/** D58/D56: `timeoutUntil` only while a time-out is in effect. */
+export function memberTimeout(
+  d: Pick<Domain, 'clock'>,
+  until: number | string | null | undefined,
+): { timeoutUntil?: string } {
+  if (until === null || until === undefined) return {};
+  const ms = Number(until);
+  return ms > d.clock.now() ? { timeoutUntil: iso(ms) } : {};
 }
 
 export async function getMember(

@@ -1,6 +1,15 @@
-import type { EditedMessage, Message, MessageList } from '@parley/protocol';
-import { Permission } from '@parley/protocol';
-import { forbidden, notFound } from '../../errors/app-error.js';
+import type {
+  ActionRow,
+  EditedMessage,
+  MessageInteraction,
+  EditMessageBody,
+  Message,
+  MessageList,
+  ReferencedMessage,
+  SendMessageBody,
+} from '@parley/protocol';
+import { ALL_PERMISSIONS, Permission } from '@parley/protocol';
+import { forbidden, invalid, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
 import { deleteMessage } from '../admin/purge.js';
 import type { Principal } from '../auth/principal.js';
@@ -9,9 +18,17 @@ import { requireDmChannel } from '../dms/dms.service.js';
 import { countMessageForQuota } from '../files/quota.js';
 import type { RecordedEvent } from '../events/recorder.js';
 import { requireGuildChannel } from '../permissions/access.service.js';
+import { has } from '../permissions/permissions.js';
 import { messageView, type MessageRow } from '../views.js';
 import { rawQuery } from '../../storage/raw-sql.js';
+import { readExtra, storeExtra, type MessageExtra } from './extra.js';
+import { resolveMentions } from './mentions.js';
 import { checkMsgType } from './msg-type.js';
+import { actorOf } from '../guilds/actor.js';
+import { deleteGuildMessage } from '../moderation/moderation.service.js';
+import { findInChannel, hydrate, selectMessages } from './read.js';
+import { checkEmbeds, resolveAttachments } from './uploads.js';
+import { checkComponents } from '../interactions/components.js';
 
 /**
  * Messages in guild channels and DMs share one core; only how the channel is resolved and
@@ -21,6 +38,8 @@ interface Target {
   channelId: number;
   guildId: number | null;
   scope: RecordedEvent['scope'];
+  /** the caller's bits in the channel; a DM party may do everything a DM allows */
+  permissions: number;
 }
 
 export interface PageQuery {
@@ -29,17 +48,22 @@ export interface PageQuery {
   limit: number;
 }
 
+/** D14/D15/D61: what a send carries (the body as validated). */
+export type SendInput = SendMessageBody;
+
 async function guildTarget(
   d: Domain,
   p: Principal,
   channelId: number,
   needed: number,
+  opts: { speaking?: boolean } = {},
 ): Promise<Target> {
-  const ch = await requireGuildChannel(d, p, channelId, needed);
+  const ch = await requireGuildChannel(d, p, channelId, needed, opts);
   return {
     channelId: ch.id,
     guildId: ch.guild_id,
     scope: { kind: 'channel', guildId: ch.guild_id, channelId: ch.id },
+    permissions: ch.bits,
   };
 }
 
@@ -49,37 +73,93 @@ async function dmTarget(d: Domain, p: Principal, channelId: number): Promise<Tar
     channelId: dm.id,
     guildId: null,
     scope: { kind: 'dm', userIds: [dm.userLow, dm.userHigh] },
+    // D57's bits are a guild's; in a DM each party may attach, react and mention the other
+    permissions: ALL_PERMISSIONS & ~Permission.MENTION_EVERYONE,
   };
+}
+
+const need = (t: Target, bit: number, name: string): void => {
+  if (!has(t.permissions, bit)) throw forbidden(`Missing permission: ${name}`);
+};
+
+/** D65: what an interaction's reply adds to a send (domain/interactions/respond.ts). */
+export interface ReplyOptions {
+  interaction: MessageInteraction;
+  /** a deferred reply takes the id of its "thinking…" message */
+  id?: number;
 }
 
 async function send(
   d: Domain,
   p: Principal,
   t: Target,
-  content: string,
-  msgType: number,
+  body: SendInput,
+  reply?: ReplyOptions,
 ): Promise<Message> {
+  const content = body.content ?? '';
+  const msgType = body.msgType ?? 0;
+  const files = body.attachments ?? [];
+  const embedsIn = body.embeds ?? [];
+  const components = body.components ?? [];
+  // D14, and D61: content may be empty only when attachments, embeds or components carry it.
+  if (content === '' && files.length === 0 && embedsIn.length === 0 && components.length === 0)
+    throw invalid('content', 'must not be empty (unless the message has attachments or embeds)');
   await checkMsgType(d, msgType, content);
+  // D57: a message with files needs ATTACH_FILES.
+  if (files.length > 0 || msgType !== 0) need(t, Permission.ATTACH_FILES, 'ATTACH_FILES');
+  const extra: MessageExtra = {};
+  if (files.length > 0) extra.attachments = await resolveAttachments(d, files);
+  if (embedsIn.length > 0) extra.embeds = await checkEmbeds(d, p.isBot, embedsIn);
+  if (components.length > 0) extra.components = botComponents(p, components);
+  if (reply) extra.interaction = reply.interaction;
+  let referenced: ReferencedMessage | undefined;
+  let repliedUserId: number | undefined;
+  if (body.messageReference) {
+    // D61: a reply in the same channel; a message elsewhere or gone → 400.
+    const row = await findInChannel(d.db, t.channelId, body.messageReference.messageId);
+    if (!row) throw invalid('messageReference', 'must name a message of this channel');
+    extra.reference = { messageId: row.id, channelId: t.channelId };
+    const { reference: _r, referencedMessage: _m, ...view } = messageView(row);
+    referenced = view;
+    repliedUserId = row.author_id;
+  }
+  if (content !== '' || repliedUserId !== undefined) {
+    const m = await resolveMentions(d.db, {
+      content,
+      guildId: t.guildId,
+      ...(t.scope.kind === 'dm' ? { dmUserIds: t.scope.userIds } : {}),
+      permissions: t.permissions,
+      allowed: body.allowedMentions,
+      repliedUserId,
+      authorId: p.userId,
+    });
+    extra.mentions = m.mentions;
+    extra.mentionRoles = m.mentionRoles;
+    if (m.mentionEveryone) extra.mentionEveryone = true;
+  }
+  const extraText = storeExtra(extra);
   const now = d.clock.now();
   const row: MessageRow = {
-    id: d.ids.next(),
+    id: reply?.id ?? d.ids.next(),
     channel_id: t.channelId,
     guild_id: t.guildId,
     author_id: p.userId,
     author_name: p.name,
+    author_is_bot: p.isBot,
     content,
     created_at: now,
     edited_at: null,
+    extra: extraText,
   };
-  const message = messageView(row);
+  const message = messageView(row, referenced === undefined ? {} : { referenced });
   // D36: the message and its event commit together or not at all.
   await d.db.transaction().execute(async (trx) => {
     // Fixed SQL: the hottest write of the server (storage/raw-sql.ts).
     await rawQuery(
       trx,
       'insert into "messages" ("id", "channel_id", "guild_id", "author_id", "content", ' +
-        '"msg_type", "created_at", "edited_at") values (?, ?, ?, ?, ?, ?, ?, null)',
-      [row.id, row.channel_id, row.guild_id, row.author_id, content, msgType, now],
+        '"msg_type", "created_at", "edited_at", "extra") values (?, ?, ?, ?, ?, ?, ?, null, ?)',
+      [row.id, row.channel_id, row.guild_id, row.author_id, content, msgType, now, extraText],
     );
     // D24: each message sent today raises today's upload limit; counted with the message.
     await countMessageForQuota(trx, p.userId, now);
@@ -91,25 +171,15 @@ async function send(
       scope: t.scope,
     });
   });
+  // D71: a person's links get previews, fetched after the answer (never for bots' messages).
+  if (!p.isBot && body.suppressEmbeds !== true && content !== '')
+    d.previews?.schedule({ ...row, scope: t.scope });
   return message;
 }
 
 /** D16: newest first; before/after/both as positions; hasMore in the direction of paging. */
-async function list(d: Domain, t: Target, q: PageQuery): Promise<MessageList> {
-  let query = d.db
-    .selectFrom('messages as m')
-    .innerJoin('users as u', 'u.id', 'm.author_id')
-    .select([
-      'm.id',
-      'm.channel_id',
-      'm.guild_id',
-      'm.author_id',
-      'u.name as author_name',
-      'm.content',
-      'm.created_at',
-      'm.edited_at',
-    ])
-    .where('m.channel_id', '=', t.channelId);
+async function list(d: Domain, p: Principal, t: Target, q: PageQuery): Promise<MessageList> {
+  let query = selectMessages(d.db).where('m.channel_id', '=', t.channelId);
   if (q.before !== undefined) query = query.where('m.id', '<', q.before);
   if (q.after !== undefined) query = query.where('m.id', '>', q.after);
   // `after` alone pages towards newer messages: take the oldest ones past the cursor, then
@@ -122,16 +192,11 @@ async function list(d: Domain, t: Target, q: PageQuery): Promise<MessageList> {
   const hasMore = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   if (towardsNewer) page.reverse();
-  return { messages: page.map(messageView), hasMore };
+  return { messages: await hydrate(d.db, page, p.userId), hasMore };
 }
 
 async function ownMessage(d: Domain, p: Principal, t: Target, messageId: number) {
-  const m = await d.db
-    .selectFrom('messages')
-    .select(['id', 'author_id', 'created_at'])
-    .where('id', '=', messageId)
-    .where('channel_id', '=', t.channelId)
-    .executeTakeFirst();
+  const m = await findInChannel(d.db, t.channelId, messageId);
   // D13: a message in another channel is 404; someone else's message is 403, whatever the roles.
   if (!m) throw notFound('message');
   if (m.author_id !== p.userId) throw forbidden('Only the author may change this message');
@@ -143,24 +208,57 @@ async function edit(
   p: Principal,
   t: Target,
   messageId: number,
-  content: string,
+  body: EditMessageBody,
 ): Promise<EditedMessage> {
+  const { message } = await editMessage(d, p, t, messageId, body);
+  return {
+    id: message.id,
+    channelId: t.channelId,
+    content: message.content,
+    editedTimestamp: message.editedTimestamp ?? message.timestamp,
+  };
+}
+
+async function editMessage(
+  d: Domain,
+  p: Principal,
+  t: Target,
+  messageId: number,
+  body: Omit<EditMessageBody, 'content'> & { content?: string },
+): Promise<{ message: Message }> {
   const m = await ownMessage(d, p, t, messageId);
   const now = Math.max(d.clock.now(), m.created_at);
-  const message = messageView({
-    id: m.id,
-    channel_id: t.channelId,
-    guild_id: t.guildId,
-    author_id: p.userId,
-    author_name: p.name,
+  // D65: an edit of @original may leave the content as it is
+  const content = body.content ?? m.content;
+  // D61: an edit changes content and (a bot's) embeds, never attachments or the reference;
+  // mentions are those of the new content, by the same rules.
+  const extra = readExtra(m.extra);
+  if (body.embeds !== undefined) {
+    const links = (extra.embeds ?? []).filter((e) => e.type === 'link');
+    extra.embeds = [...(await checkEmbeds(d, p.isBot, body.embeds)), ...links];
+  }
+  if (body.components !== undefined) extra.components = botComponents(p, body.components);
+  const mentions = await resolveMentions(d.db, {
     content,
-    created_at: m.created_at,
-    edited_at: now,
+    guildId: t.guildId,
+    ...(t.scope.kind === 'dm' ? { dmUserIds: t.scope.userIds } : {}),
+    permissions: t.permissions,
+    allowed: undefined,
+    authorId: p.userId,
   });
+  // the replied-to author stays mentioned when they were
+  const replied = extra.reference && (extra.mentions ?? []).length > 0 ? extra.mentions : [];
+  extra.mentions = [...new Set([...mentions.mentions, ...(replied ?? [])])];
+  extra.mentionRoles = mentions.mentionRoles;
+  if (mentions.mentionEveryone) extra.mentionEveryone = true;
+  else delete extra.mentionEveryone;
+  const extraText = storeExtra(extra);
+  const row: MessageRow = { ...m, content, edited_at: now, extra: extraText };
+  const message = messageView(row);
   await d.db.transaction().execute(async (trx) => {
     const res = await trx
       .updateTable('messages')
-      .set({ content, edited_at: now })
+      .set({ content, edited_at: now, extra: extraText })
       .where('id', '=', m.id)
       .where('channel_id', '=', t.channelId)
       .executeTakeFirst();
@@ -174,7 +272,14 @@ async function edit(
       scope: t.scope,
     });
   });
-  return { id: m.id, channelId: t.channelId, content, editedTimestamp: iso(now) };
+  return { message };
+}
+
+/** D65: components are a bot's (a person's → 400), checked beyond their schema. */
+function botComponents(p: Principal, rows: ActionRow[]): ActionRow[] {
+  if (!p.isBot) throw invalid('components', 'only bots send components');
+  checkComponents(rows);
+  return rows;
 }
 
 async function remove(d: Domain, p: Principal, t: Target, messageId: number): Promise<void> {
@@ -182,39 +287,72 @@ async function remove(d: Domain, p: Principal, t: Target, messageId: number): Pr
   await deleteMessage(d, t.channelId, m.id);
 }
 
-// D12: sending needs SEND_MESSAGES; listing needs READ_MESSAGE_HISTORY; VIEW_CHANNEL always.
+// D12: sending needs SEND_MESSAGES (D57: and ATTACH_FILES for msgType 1–3; D58: not timed
+// out); listing needs READ_MESSAGE_HISTORY; VIEW_CHANNEL always.
 export const guildMessages = {
-  send: async (d: Domain, p: Principal, channelId: number, content: string, msgType: number) =>
-    send(d, p, await guildTarget(d, p, channelId, Permission.SEND_MESSAGES), content, msgType),
+  send: async (d: Domain, p: Principal, channelId: number, body: SendInput) =>
+    send(
+      d,
+      p,
+      // D58: a timed-out member may not send
+      await guildTarget(d, p, channelId, Permission.SEND_MESSAGES, { speaking: true }),
+      body,
+    ),
   list: async (d: Domain, p: Principal, channelId: number, q: PageQuery) =>
-    list(d, await guildTarget(d, p, channelId, Permission.READ_MESSAGE_HISTORY), q),
-  edit: async (d: Domain, p: Principal, channelId: number, messageId: number, content: string) =>
-    edit(d, p, await guildTarget(d, p, channelId, 0), messageId, content),
+    list(d, p, await guildTarget(d, p, channelId, Permission.READ_MESSAGE_HISTORY), q),
+  edit: async (
+    d: Domain,
+    p: Principal,
+    channelId: number,
+    messageId: number,
+    body: EditMessageBody,
+  ) => edit(d, p, await guildTarget(d, p, channelId, 0), messageId, body),
+  // D59: the author's own, or anyone's with MANAGE_MESSAGES (moderation/moderation.service.ts)
   remove: async (d: Domain, p: Principal, channelId: number, messageId: number) =>
-    remove(d, p, await guildTarget(d, p, channelId, 0), messageId),
-};
-
-// D17: the same operations on DM channels, open to the two parties.
-export const dmMessages = {
-  send: async (d: Domain, p: Principal, channelId: number, content: string, msgType: number) =>
-    send(d, p, await dmTarget(d, p, channelId), content, msgType),
-  list: async (d: Domain, p: Principal, channelId: number, q: PageQuery) =>
-    list(d, await dmTarget(d, p, channelId), q),
-  edit: async (d: Domain, p: Principal, channelId: number, messageId: number, content: string) =>
-    edit(d, p, await dmTarget(d, p, channelId), messageId, content),
-  remove: async (d: Domain, p: Principal, channelId: number, messageId: number) =>
-    remove(d, p, await dmTarget(d, p, channelId), messageId),
+    deleteGuildMessage(d, actorOf(p), channelId, messageId),
 };
 
 /**
- * D49 moderation (the caller's right to moderate is checked by the caller): delete any
- * author's message of a guild channel, with the same MESSAGE_DELETE as the author's own delete
- * (D34/D35). A message of another channel → 404.
+ * D65: a bot's answer to an interaction and the edits of it, in a guild channel or a DM. The
+ * interaction's token authorizes them (the person invoked the bot there): the bot needs only to
+ * see the channel, not SEND_MESSAGES.
  */
-export async function moderateGuildMessage(
-  d: Domain,
-  channel: { id: number; guildId: number },
-  messageId: number,
-): Promise<void> {
-  await deleteMessage(d, channel.id, messageId);
+export const interactionMessages = {
+  send: async (d: Domain, p: Principal, channelId: number, body: SendInput, reply: ReplyOptions) =>
+    send(d, p, await anyTarget(d, p, channelId), body, reply),
+  edit: async (
+    d: Domain,
+    p: Principal,
+    channelId: number,
+    messageId: number,
+    body: Omit<EditMessageBody, 'content'> & { content?: string },
+  ): Promise<Message> =>
+    (await editMessage(d, p, await anyTarget(d, p, channelId), messageId, body)).message,
+};
+
+async function anyTarget(d: Domain, p: Principal, channelId: number): Promise<Target> {
+  const ch = await d.db
+    .selectFrom('channels')
+    .select('guild_id')
+    .where('id', '=', channelId)
+    .executeTakeFirst();
+  if (!ch) throw notFound('channel');
+  return ch.guild_id === null ? dmTarget(d, p, channelId) : guildTarget(d, p, channelId, 0);
 }
+
+// D17: the same operations on DM channels, open to the two parties.
+export const dmMessages = {
+  send: async (d: Domain, p: Principal, channelId: number, body: SendInput) =>
+    send(d, p, await dmTarget(d, p, channelId), body),
+  list: async (d: Domain, p: Principal, channelId: number, q: PageQuery) =>
+    list(d, p, await dmTarget(d, p, channelId), q),
+  edit: async (
+    d: Domain,
+    p: Principal,
+    channelId: number,
+    messageId: number,
+    body: EditMessageBody,
+  ) => edit(d, p, await dmTarget(d, p, channelId), messageId, body),
+  remove: async (d: Domain, p: Principal, channelId: number, messageId: number) =>
+    remove(d, p, await dmTarget(d, p, channelId), messageId),
+};

@@ -1,7 +1,7 @@
 import { invalid } from '../../errors/app-error.js';
 import type { Domain } from '../context.js';
-import { fileUrl, findFile, parseFileId } from '../files/files.service.js';
 import { FileKind } from '../files/formats.js';
+import { uploadedFile } from './uploads.js';
 
 const KIND_NAME: Record<number, string> = {
   [FileKind.IMAGE]: 'an image (jpg, png, gif)',
@@ -24,13 +24,6 @@ export async function checkMsgType(d: Domain, msgType: number, content: string):
       'content',
       `must be the URL of ${wanted} file uploaded to this platform (msgType ${msgType})`,
     );
-  const prefix = `${d.urls.cdn}/files/`;
-  if (!content.startsWith(prefix)) throw refuse();
-  const m = /^([^/]+)\/[^/?#]+$/.exec(content.slice(prefix.length));
-  const id = m?.[1] === undefined ? undefined : parseFileId(m[1]);
-  if (id === undefined) throw refuse();
-  const file = await findFile(d, id);
-  // The canonical URL of the row, compared whole: right id, right name, no extra encoding games.
-  if (!file || file.kind !== msgType || fileUrl(d.urls, file.id, file.filename) !== content)
-    throw refuse();
+  const file = await uploadedFile(d, content);
+  if (!file || file.kind !== msgType) throw refuse();
 }

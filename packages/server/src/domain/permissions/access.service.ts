@@ -1,13 +1,22 @@
 import { Permission } from '@parley/protocol';
-import { forbidden, notFound } from '../../errors/app-error.js';
+import { AppError, forbidden, notFound } from '../../errors/app-error.js';
+import { iso } from '../../ids/clock.js';
 import type { Db } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import type { ChannelRow } from '../views.js';
-import { channelPermissions, has, type MemberAccess, type OverwriteRow } from './permissions.js';
+import {
+  bitNames,
+  channelPermissions,
+  has,
+  type MemberAccess,
+  type OverwriteRow,
+} from './permissions.js';
 
 export interface GuildChannel extends ChannelRow {
   guild_id: number;
+  /** the caller's bits in this channel (D11 overwrites applied) */
+  bits: number;
 }
 
 /** The caller's standing in a guild, or null when it is not a member. */
@@ -26,7 +35,7 @@ export async function memberAccess(
       const [member, everyone, roles] = await Promise.all([
         d.db
           .selectFrom('members')
-          .select('joined_at')
+          .select(['joined_at', 'timeout_until'])
           .where('guild_id', '=', guildId)
           .where('user_id', '=', userId)
           .executeTakeFirst(),
@@ -39,12 +48,23 @@ export async function memberAccess(
           .where('mr.user_id', '=', userId)
           .execute(),
       ]);
-      return member ? { everyone: everyone?.permissions ?? 0, roles } : null;
+      return member
+        ? {
+            everyone: everyone?.permissions ?? 0,
+            roles,
+            timeoutUntil: member.timeout_until === null ? null : Number(member.timeout_until),
+          }
+        : null;
     },
     version,
   );
   if (!standing) return null;
-  return { isOwner: ownerId === userId, everyone: standing.everyone, roles: standing.roles };
+  return {
+    isOwner: ownerId === userId,
+    everyone: standing.everyone,
+    roles: standing.roles,
+    timeoutUntil: standing.timeoutUntil,
+  };
 }
 
 /** The guild, or 404: the one "does this guild exist" check of the domain. */
@@ -90,11 +110,15 @@ export async function channelOverwrites(
   );
 }
 
-const BIT_NAMES: Array<[number, string]> = [
-  [Permission.VIEW_CHANNEL, 'VIEW_CHANNEL'],
-  [Permission.SEND_MESSAGES, 'SEND_MESSAGES'],
-  [Permission.READ_MESSAGE_HISTORY, 'READ_MESSAGE_HISTORY'],
-];
+/**
+ * D58: a timed-out member can only read: sending, reacting, typing and invoking commands are
+ * 403 TIMED_OUT until the time-out ends (the owner is never timed out).
+ */
+export function requireNotTimedOut(d: Pick<Domain, 'clock'>, access: MemberAccess): void {
+  const until = access.timeoutUntil ?? null;
+  if (until !== null && until > d.clock.now() && !access.isOwner)
+    throw new AppError('TIMED_OUT', `You are timed out in this guild until ${iso(until)}`);
+}
 
 /**
  * D12: a guild channel the caller may use with `needed` bits. Order of answers: unknown (or DM)
@@ -105,6 +129,8 @@ export async function requireGuildChannel(
   p: Principal,
   channelId: number,
   needed: number,
+  /** D58: the caller speaks (sends, reacts, types, invokes a command): refused while timed out */
+  opts: { speaking?: boolean } = {},
 ): Promise<GuildChannel> {
   // One version read for the three lookups (on PostgreSQL each read is a round trip).
   const now = d.cache.now();
@@ -127,8 +153,15 @@ export async function requireGuildChannel(
   const bits = channelPermissions(access, ch.guild_id, overwrites);
   const want = needed | Permission.VIEW_CHANNEL;
   if (!has(bits, want)) {
-    const missing = BIT_NAMES.filter(([b]) => want & b && !(bits & b)).map(([, n]) => n);
-    throw forbidden(`Missing permission: ${missing.join(', ')}`);
+    throw forbidden(`Missing permission: ${bitNames(want & ~bits).join(', ')}`);
   }
-  return { id: ch.id, guild_id: ch.guild_id, type: ch.type, name: ch.name, topic: ch.topic };
+  if (opts.speaking) requireNotTimedOut(d, access);
+  return {
+    id: ch.id,
+    guild_id: ch.guild_id,
+    type: ch.type,
+    name: ch.name,
+    topic: ch.topic,
+    bits,
+  };
 }

@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS, Permission } from '@parley/protocol';
+import { ALL_PERMISSIONS, Permission, type PermissionName } from '@parley/protocol';
 
 /** Pure permission math (D11); the service loads the rows, this decides. */
 export interface MemberAccess {
@@ -7,6 +7,8 @@ export interface MemberAccess {
   everyone: number;
   /** ids and bits of the member's other roles */
   roles: ReadonlyArray<{ id: number; permissions: number }>;
+  /** D58: Unix ms until which the member is timed out (null/absent: not) */
+  timeoutUntil?: number | null;
 }
 
 export interface OverwriteRow {
@@ -50,3 +52,9 @@ export function channelPermissions(
 }
 
 export const has = (bits: number, p: number): boolean => (bits & p) === p;
+
+const NAMES = Object.entries(Permission) as Array<[PermissionName, number]>;
+
+/** The names of the bits set in `bits` (for "Missing permission: …" answers). */
+export const bitNames = (bits: number): string[] =>
+  NAMES.filter(([, b]) => (bits & b) === b).map(([n]) => n);

@@ -8,7 +8,8 @@ import { requireGuildChannel } from '../permissions/access.service.js';
 /**
  * D51 `POST /app/v1/channels/:channelId/typing`: TYPING_START {channelId, userId, at} to the
  * people who can VIEW the channel (a DM's two parties), at once and never stored (clients show
- * it for 8 s). Sending needs SEND_MESSAGES (D12 order of refusals: 404, 403). A DM channel id
+ * it for 8 s). Sending needs SEND_MESSAGES (D12 order of refusals: 404, 403); D58: a timed-out
+ * member is refused (403 TIMED_OUT). A DM channel id
  * works too: the app shows typing in DMs like anywhere else.
  */
 export async function startTyping(d: Domain, p: Principal, channelId: number): Promise<void> {
@@ -27,7 +28,9 @@ export async function startTyping(d: Domain, p: Principal, channelId: number): P
     });
     return;
   }
-  const ch = await requireGuildChannel(d, p, channelId, Permission.SEND_MESSAGES);
+  const ch = await requireGuildChannel(d, p, channelId, Permission.SEND_MESSAGES, {
+    speaking: true,
+  });
   d.people.ephemeral({
     type: 'TYPING_START',
     data,

@@ -8,20 +8,17 @@ import {
   Channel,
 } from '@parley/protocol';
 import {
-  deleteAnyMessage,
-  deleteChannel,
-  getChannel,
-  updateChannel,
-} from '../../domain/channels/channels.admin.js';
-import {
-  deleteGuild,
-  deleteRole,
-  getGuild,
-  getRole,
-  listGuilds,
-  updateGuild,
-  updateRole,
-} from '../../domain/guilds/guilds.admin.js';
+  operatorDeleteChannel,
+  operatorDeleteGuild,
+  operatorDeleteMessage,
+  operatorDeleteRole,
+  operatorUpdateChannel,
+  operatorUpdateGuild,
+  operatorUpdateRole,
+} from '../../domain/admin/operator.js';
+import { getChannel } from '../../domain/channels/channels.admin.js';
+import { getGuild, getRole, listGuilds } from '../../domain/guilds/guilds.admin.js';
+import { auditReason } from '../plugins/actor.js';
 import type { ApiPlugin } from '../app.js';
 import { NoContent, params, responses } from '../schemas.js';
 import { AdminPageQuery, pageOf, security, tags } from './admin.people.routes.js';
@@ -70,7 +67,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
         response: responses({ 200: AdminGuildDetail }),
       },
     },
-    async (req) => updateGuild(d, Number(req.params.guildId), req.body),
+    async (req) => operatorUpdateGuild(d, Number(req.params.guildId), req.body, auditReason(req)),
   );
 
   app.delete(
@@ -85,7 +82,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req, reply) => {
-      await deleteGuild(d, Number(req.params.guildId));
+      await operatorDeleteGuild(d, Number(req.params.guildId), auditReason(req));
       return reply.code(204).send(null);
     },
   );
@@ -116,7 +113,8 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
         response: responses({ 200: Channel }),
       },
     },
-    async (req) => updateChannel(d, Number(req.params.channelId), req.body),
+    async (req) =>
+      operatorUpdateChannel(d, Number(req.params.channelId), req.body, auditReason(req)),
   );
 
   app.delete(
@@ -131,7 +129,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req, reply) => {
-      await deleteChannel(d, Number(req.params.channelId));
+      await operatorDeleteChannel(d, Number(req.params.channelId), auditReason(req));
       return reply.code(204).send(null);
     },
   );
@@ -148,7 +146,12 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req, reply) => {
-      await deleteAnyMessage(d, Number(req.params.channelId), Number(req.params.messageId));
+      await operatorDeleteMessage(
+        d,
+        Number(req.params.channelId),
+        Number(req.params.messageId),
+        auditReason(req),
+      );
       return reply.code(204).send(null);
     },
   );
@@ -179,7 +182,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
         response: responses({ 200: AdminRole }),
       },
     },
-    async (req) => updateRole(d, Number(req.params.roleId), req.body),
+    async (req) => operatorUpdateRole(d, Number(req.params.roleId), req.body, auditReason(req)),
   );
 
   app.delete(
@@ -194,7 +197,7 @@ export const adminGuildRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req, reply) => {
-      await deleteRole(d, Number(req.params.roleId));
+      await operatorDeleteRole(d, Number(req.params.roleId), auditReason(req));
       return reply.code(204).send(null);
     },
   );

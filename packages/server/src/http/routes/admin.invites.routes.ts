@@ -6,14 +6,10 @@ import {
   InviteCodeParam,
   InviteList,
 } from '@parley/protocol';
-import {
-  createInvite,
-  deleteInvite,
-  getInvite,
-  listInvites,
-  updateInvite,
-} from '../../domain/invites/invites.admin.js';
+import { getInvite, listInvites, updateInvite } from '../../domain/invites/invites.admin.js';
+import { operatorCreateInvite, operatorDeleteInvite } from '../../domain/admin/operator.js';
 import type { ApiPlugin } from '../app.js';
+import { auditReason } from '../plugins/actor.js';
 import { NoContent, params, responses } from '../schemas.js';
 import { security, tags } from './admin.people.routes.js';
 
@@ -40,7 +36,11 @@ export const adminInviteRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req, reply) =>
-      reply.code(201).send(await createInvite(d, Number(req.params.guildId), req.body)),
+      reply
+        .code(201)
+        .send(
+          await operatorCreateInvite(d, Number(req.params.guildId), req.body, auditReason(req)),
+        ),
   );
 
   app.get(
@@ -98,7 +98,7 @@ export const adminInviteRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req, reply) => {
-      await deleteInvite(d, req.params.code);
+      await operatorDeleteInvite(d, req.params.code, auditReason(req));
       return reply.code(204).send(null);
     },
   );

@@ -22,8 +22,13 @@ import {
   WebhookSettings,
 } from '@parley/protocol';
 import { createBot, resetBotToken } from '../../domain/bots/bots.service.js';
-import { createChannel, setOverwrite } from '../../domain/channels/channels.service.js';
-import { createGuild, createRole } from '../../domain/guilds/guilds.service.js';
+import {
+  operatorCreateChannel,
+  operatorCreateRole,
+  operatorSetOverwrite,
+} from '../../domain/admin/operator.js';
+import { createGuild } from '../../domain/guilds/guilds.service.js';
+import { auditReason } from '../plugins/actor.js';
 import { putMember, removeMember } from '../../domain/members/members.service.js';
 import { createSession, createUser } from '../../domain/users/users.service.js';
 import {
@@ -106,7 +111,11 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req, reply) =>
-      reply.code(201).send(await createChannel(d, Number(req.params.guildId), req.body)),
+      reply
+        .code(201)
+        .send(
+          await operatorCreateChannel(d, Number(req.params.guildId), req.body, auditReason(req)),
+        ),
   );
 
   app.post(
@@ -122,7 +131,9 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req, reply) =>
-      reply.code(201).send(await createRole(d, Number(req.params.guildId), req.body)),
+      reply
+        .code(201)
+        .send(await operatorCreateRole(d, Number(req.params.guildId), req.body, auditReason(req))),
   );
 
   app.put(
@@ -178,7 +189,13 @@ export const adminRoutes: ApiPlugin = async (app, { deps }) => {
       },
     },
     async (req) =>
-      setOverwrite(d, Number(req.params.channelId), Number(req.params.roleId), req.body),
+      operatorSetOverwrite(
+        d,
+        Number(req.params.channelId),
+        Number(req.params.roleId),
+        req.body,
+        auditReason(req),
+      ),
   );
 
   app.post(

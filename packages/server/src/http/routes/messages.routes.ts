@@ -41,14 +41,7 @@ export const messageRoutes: ApiPlugin = async (app, { deps }) => {
         },
         config: { bucket: 'messages' },
       },
-      async (req) =>
-        ops.send(
-          d,
-          principalOf(req),
-          Number(req.params.channelId),
-          req.body.content,
-          req.body.msgType ?? 0,
-        ),
+      async (req) => ops.send(d, principalOf(req), Number(req.params.channelId), req.body),
     );
 
     app.get(
@@ -87,7 +80,7 @@ export const messageRoutes: ApiPlugin = async (app, { deps }) => {
           principalOf(req),
           Number(req.params.channelId),
           Number(req.params.messageId),
-          req.body.content,
+          req.body,
         ),
     );
 

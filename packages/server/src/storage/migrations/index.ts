@@ -13,9 +13,12 @@ import { migration as nameSkeleton } from './0013-name-skeleton.js';
 import { migration as loginFailuresAddress } from './0014-login-failures-address.js';
 import { migration as connectAttempts } from './0015-gateway-connect-attempts.js';
 import { migration as eventAudience } from './0016-event-audience.js';
+import { migration as rolesRankAudit } from './0020-roles-rank-audit.js';
+import { migration as richMessages } from './0030-rich-messages.js';
+import { migration as interactions } from './0040-interactions.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001-init': init,
   '0002-events': events,
   '0003-files': files,
@@ -30,6 +33,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-login-failures-address': loginFailuresAddress,
   '0015-gateway-connect-attempts': connectAttempts,
   '0016-event-audience': eventAudience,
+  '0020-roles-rank-audit': rolesRankAudit,
+  '0030-rich-messages': richMessages,
+  '0040-interactions': interactions,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -6,6 +6,7 @@ import { sessionRoutes } from './sessions.routes.js';
 import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
 import { typingRoutes } from './typing.routes.js';
+import { guildAdminRoutes } from '../guild-admin.routes.js';
 
 /**
  * D45: the route plugins of the people's API, registered under `/app/v1` (http/app.ts). Each area
@@ -18,6 +19,7 @@ export const appRoutes: ApiPlugin[] = [
   meRoutes,
   botOwnerRoutes,
   guildRoutes,
+  guildAdminRoutes,
   inviteRoutes,
   typingRoutes,
 ];

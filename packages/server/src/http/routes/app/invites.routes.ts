@@ -1,85 +1,17 @@
-import { Type } from 'typebox';
-import {
-  AcceptedInvite,
-  CreateInviteBody,
-  Invite,
-  InviteList,
-  InvitePreview,
-} from '@parley/protocol';
-import {
-  acceptInvite,
-  createGuildInvite,
-  deleteInvite,
-  listInvites,
-  previewInvite,
-} from '../../../domain/invites/invites.service.js';
+import { AcceptedInvite, InvitePreview } from '@parley/protocol';
+import { acceptInvite, previewInvite } from '../../../domain/invites/invites.service.js';
 import type { ApiPlugin } from '../../app.js';
 import { principalOf } from '../../plugins/auth.js';
-import { NoContent, params, responses } from '../../schemas.js';
+import { responses } from '../../schemas.js';
+import { CodeParams } from '../guild-admin.routes.js';
 
-/** An invite code in a path: what codes are made of (anything else is 400, like a bad id). */
-const CodeParams = Type.Object({
-  code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
-});
-
-/** D49 invites: created and listed by administrators, previewed by anyone, accepted by people. */
+/**
+ * D49 invites: previewed by anyone, accepted by people. Creating, listing and deleting them is
+ * guild administration (D59: http/routes/guild-admin.routes.ts).
+ */
 export const inviteRoutes: ApiPlugin = async (app, { deps }) => {
   const d = deps.domain;
   const tags = ['app'];
-
-  app.post(
-    '/guilds/:guildId/invites',
-    {
-      schema: {
-        tags,
-        summary: 'Create an invite (ADMINISTRATOR)',
-        params: params('guildId'),
-        body: CreateInviteBody,
-        response: responses({ 201: Invite }),
-      },
-      // Both fields are optional, so is the body (D44: no body, with or without Content-Type).
-      preValidation: async (req) => {
-        req.body ??= {};
-      },
-    },
-    async (req, reply) =>
-      reply
-        .code(201)
-        .send(
-          await createGuildInvite(d, principalOf(req), Number(req.params.guildId), req.body ?? {}),
-        ),
-  );
-
-  app.get(
-    '/guilds/:guildId/invites',
-    {
-      schema: {
-        tags,
-        summary: "The guild's invites, newest first (ADMINISTRATOR)",
-        params: params('guildId'),
-        response: responses({ 200: InviteList }),
-      },
-    },
-    async (req) => ({
-      invites: await listInvites(d, principalOf(req), Number(req.params.guildId)),
-    }),
-  );
-
-  app.delete(
-    '/invites/:code',
-    {
-      schema: {
-        tags,
-        summary: 'Delete an invite (ADMINISTRATOR of its guild)',
-        params: CodeParams,
-        response: responses({ 204: NoContent }),
-      },
-    },
-    async (req, reply) => {
-      await deleteInvite(d, principalOf(req), req.params.code);
-      return reply.code(204).send(null);
-    },
-  );
 
   app.get(
     '/invites/:code',

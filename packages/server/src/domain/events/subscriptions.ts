@@ -1,0 +1,53 @@
+import { EVENT_TYPES } from '@parley/protocol';
+import type { Db } from '../../storage/db.js';
+import type { DerivedCache } from '../derived-cache.js';
+import { parseBotEvents } from '../views.js';
+
+const EIGHT: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+/** D56/D63: a type every recipient bot receives (D34's eight), whatever it subscribed to. */
+export const isBaseType = (type: string): boolean => EIGHT.has(type);
+
+/**
+ * D63: which bots subscribed to which types beyond D34's eight. Few bots subscribe; the whole
+ * map is derived data (kept until the bots table changes: storage/derived-writes.ts), so the
+ * common case — nobody subscribed to this type — costs no query.
+ */
+export async function subscribers(
+  trx: Db,
+  cache: DerivedCache,
+  version?: number,
+): Promise<ReadonlyMap<string, ReadonlySet<number>>> {
+  return cache.get(
+    'bot-subscriptions',
+    async () => {
+      const rows = await trx
+        .selectFrom('bots')
+        .select(['id', 'events'])
+        .where('events', 'is not', null)
+        .execute();
+      const byType = new Map<string, Set<number>>();
+      for (const r of rows)
+        for (const t of parseBotEvents(r.events)) {
+          const set = byType.get(t) ?? new Set<number>();
+          set.add(Number(r.id));
+          byType.set(t, set);
+        }
+      return byType;
+    },
+    version,
+  );
+}
+
+/** The recipients of an event of `type` among `bots`: all for the eight, else subscribers. */
+export async function filterBySubscription(
+  trx: Db,
+  cache: DerivedCache,
+  type: string,
+  bots: readonly number[],
+  version?: number,
+): Promise<readonly number[]> {
+  if (isBaseType(type) || bots.length === 0) return bots;
+  const subs = (await subscribers(trx, cache, version)).get(type);
+  return subs === undefined ? [] : bots.filter((b) => subs.has(b));
+}
