@@ -1,6 +1,7 @@
 import { BotTokenCodec } from './domain/auth/bot-token.js';
 import { loadTokenSecret } from './domain/auth/secret.js';
 import { Urls, type Domain } from './domain/context.js';
+import { LinkPreviews } from './previews/link-previews.js';
 import { DerivedCache } from './domain/derived-cache.js';
 import type { Config } from './config/config.js';
 import { openEvents, type EventsRuntime } from './events/runtime.js';
@@ -62,6 +63,7 @@ export async function openServices(
       'roles',
       'bots',
       'files',
+      'proxied_images',
     ] as const) {
       const row = await handle.db
         .selectFrom(table)
@@ -80,7 +82,16 @@ export async function openServices(
       dialect: handle.dialect,
       health,
     });
+    const blobs = await openBlobStore(config);
+    // D71: previews need the domain they serve (events, clock, ids): handed it once it exists
+    const previews = new LinkPreviews(
+      () => domain,
+      blobs,
+      config,
+      (err) => process.stderr.write(`parley previews: ${String(err)}\n`),
+    );
     const domain: Domain = {
+      previews,
       db: events.db,
       dialect: handle.dialect,
       ids,
@@ -91,7 +102,6 @@ export async function openServices(
       people: events.recorder,
       cache,
     };
-    const blobs = await openBlobStore(config);
     const limiter = createRateLimiter(config, clock, health);
     return {
       domain,
@@ -103,6 +113,7 @@ export async function openServices(
       tightened: [...dirs, ...handle.tightened],
       close: async () => {
         try {
+          await previews.close();
           await events.close();
           await limiter.close();
         } finally {

@@ -47,6 +47,8 @@ export interface Config {
   readonly webhookRetryS: readonly number[];
   readonly webhookAllowInsecure: boolean;
   readonly webhookAllowPrivate: boolean;
+  /** D71: link previews of people's messages */
+  readonly linkPreviews: boolean;
   /** D54: a request must have fully arrived (headers and body) within this many ms */
   readonly requestTimeoutMs: number;
   /** D53: days finished webhook deliveries are kept */
@@ -399,6 +401,13 @@ export const CONFIG_SPEC = [
     key: 'webhookAllowPrivate',
     default: 'false',
     doc: 'Allow webhook targets on loopback/private ranges (D37).',
+    parse: bool,
+  }),
+  spec({
+    name: 'PARLEY_LINK_PREVIEWS',
+    key: 'linkPreviews',
+    default: 'on',
+    doc: "Fetch previews of the links in people's messages, behind the webhook guard, cached a day (D71); off turns them off.",
     parse: bool,
   }),
   spec({

@@ -39,6 +39,35 @@ export const cdnRoutes: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { de
   });
 
   /**
+   * D71: link previews' images, fetched once by the server: a reader's browser never contacts
+   * the linked site. Served as uploads are (type sniffed when fetched, nosniff, sandboxed).
+   */
+  app.get<{ Params: { id: string } }>(
+    '/proxy/:id',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const id = parseFileId(req.params.id);
+      const img =
+        id === undefined
+          ? undefined
+          : await deps.domain.db
+              .selectFrom('proxied_images')
+              .select(['id', 'storage_key', 'mime', 'size'])
+              .where('id', '=', id)
+              .executeTakeFirst();
+      const body = img ? await deps.blobs.read(img.storage_key) : undefined;
+      if (!img || !body) throw new AppError('NOT_FOUND', 'No such image');
+      return reply
+        .header('content-type', img.mime)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', IMMUTABLE)
+        .header('content-length', String(img.size))
+        .send(body);
+    },
+  );
+
+  /**
    * D23: uploaded files. The bytes go out with the type sniffed at upload, never sniffed again by
    * the browser (nosniff) and never able to run script in our origin (CSP sandbox), whatever
    * they contain. GET and HEAD, byte ranges for seeking.
