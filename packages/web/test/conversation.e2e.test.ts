@@ -209,4 +209,34 @@ describe.skipIf(!chromiumAvailable())('the conversation in a real browser (issue
     );
     await shot(bob.page, '24-04-xss-as-text');
   });
+
+  it('a reply that mentions me: the replied-to message above, the highlight, reactions (D61–D63)', async () => {
+    const page = alice.page;
+    await page.goto(`/g/${guildId}/${_general}`);
+    const me = await callOk(origin, 'GET', '/app/v1/users/@me', tokens['alice']);
+    const first = await sendApi('alice', _general, { content: 'what is the answer?' });
+    const reply = await sendApi('bob', _general, {
+      content: `<@${me.id}> it is **42**`,
+      messageReference: { messageId: first.id },
+    });
+    const row = page.locator(`.msg[data-id="${reply.id}"]`);
+    await row.waitFor({ timeout: TIMEOUT });
+    expect(await row.getAttribute('class')).toContain('mentions-me');
+    expect(await row.locator('.mention.me').textContent()).toBe('@alice');
+    expect(await row.locator('.reply-to').textContent()).toContain('what is the answer?');
+    // reactions both ways: bob's arrives live; alice's own is highlighted as hers
+    await callOk(
+      origin,
+      'PUT',
+      `/api/v1/channels/${_general}/messages/${reply.id}/reactions/${encodeURIComponent('👍')}/@me`,
+      tokens['bob'],
+    );
+    const thumbs = row.locator('.reaction', { hasText: '👍' });
+    await thumbs.waitFor({ timeout: TIMEOUT });
+    expect(await thumbs.locator('.count').textContent()).toBe('1');
+    await thumbs.click();
+    await expect.poll(() => thumbs.locator('.count').textContent(), { timeout: TIMEOUT }).toBe('2');
+    expect(await thumbs.getAttribute('class')).toContain('me');
+    await shot(page, '24-05-reply-mention-reactions');
+  });
 });

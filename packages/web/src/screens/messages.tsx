@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { del, describe, put } from '../lib/api.js';
-import type { Message } from '../lib/types.js';
+import { safeUrl } from '../lib/markdown.js';
+import type { Attachment, Embed, Message } from '../lib/types.js';
 import { type ChannelLog, markRead, me } from '../state/store.js';
 import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
@@ -70,6 +71,149 @@ function Body({ m, onMedia, names }: { m: Message; onMedia: () => void; names: M
 function Text({ content, names }: { content: string; names: MentionNames }) {
   const nodes = useMemo(() => renderMarkdown(content, names), [content, names]);
   return <div class="text">{nodes}</div>;
+}
+
+/** D61: the server's resolved mentions say who is notified: me, or everyone. */
+const mentionsMe = (m: Message): boolean =>
+  m.mentionEveryone === true || (me.value !== null && (m.mentions ?? []).includes(me.value.id));
+
+/** D61: the message a reply answers, above it (null: it was deleted). */
+function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: MentionNames }) {
+  if (!ref_) return <div class="reply-to muted small">Original message was deleted</div>;
+  const text = ref_.content || (ref_.attachments ? 'Attachment' : ref_.embeds ? 'Embed' : '');
+  return (
+    <button
+      type="button"
+      class="reply-to small"
+      aria-label={`Reply to ${ref_.author.name}: jump to the message`}
+      onClick={() => {
+        const row = document.querySelector(`.msg[data-id="${ref_.id}"]`);
+        row?.scrollIntoView({ block: 'center' });
+        row?.classList.add('flash');
+        setTimeout(() => row?.classList.remove('flash'), 1600);
+      }}
+    >
+      <span class="author">@{names.user(ref_.author.id) ?? ref_.author.name}</span>{' '}
+      <span class="reply-text">{text.length > 120 ? `${text.slice(0, 120)}…` : text}</span>
+    </button>
+  );
+}
+
+/** D61: images inline (a click opens them large), other files as links with their size. */
+function Attachments({ list, onMedia }: { list: Attachment[]; onMedia: () => void }) {
+  const [open, setOpen] = useState<Attachment | null>(null);
+  return (
+    <div class="attachments">
+      {list.map((a) =>
+        a.contentType.startsWith('image/') ? (
+          <button
+            type="button"
+            key={a.url}
+            class="attachment-image"
+            aria-label={`Open ${a.filename}`}
+            onClick={() => setOpen(a)}
+          >
+            <img
+              src={a.url}
+              alt={a.filename}
+              loading="lazy"
+              width={a.width}
+              height={a.height}
+              onLoad={onMedia}
+            />
+          </button>
+        ) : a.contentType.startsWith('video/') ? (
+          <video key={a.url} class="media" controls preload="metadata" src={a.url} />
+        ) : a.contentType.startsWith('audio/') ? (
+          <audio key={a.url} class="media" controls preload="metadata" src={a.url} />
+        ) : (
+          <a key={a.url} class="attachment-file" href={a.url} target="_blank" rel="noopener">
+            {a.filename} ({Math.ceil(a.size / 1024)} KiB)
+          </a>
+        ),
+      )}
+      {open && (
+        <div
+          class="lightbox"
+          role="dialog"
+          aria-label={open.filename}
+          onClick={() => setOpen(null)}
+          onKeyDown={(e) => e.key === 'Escape' && setOpen(null)}
+        >
+          <img src={open.url} alt={open.filename} />
+          <a href={open.url} target="_blank" rel="noopener" onClick={(e) => e.stopPropagation()}>
+            Open original
+          </a>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** D61 bots' rich embeds and D71 link previews (images only from this platform's CDN). */
+function EmbedView({ e, names }: { e: Embed; names: MentionNames }) {
+  const color = e.color !== undefined ? `#${e.color.toString(16).padStart(6, '0')}` : undefined;
+  const link = e.url && safeUrl(e.url) ? e.url : undefined;
+  return (
+    <div class={`embed ${e.type}`} style={color ? { borderLeftColor: color } : undefined}>
+      {e.siteName && <div class="muted small">{e.siteName}</div>}
+      {e.author && <div class="small embed-author">{e.author.name}</div>}
+      {e.title &&
+        (link ? (
+          <a class="embed-title" href={link} target="_blank" rel="noopener noreferrer nofollow">
+            {e.title}
+          </a>
+        ) : (
+          <div class="embed-title">{e.title}</div>
+        ))}
+      {e.description && (
+        <div class="text embed-description">
+          {e.type === 'rich' ? renderMarkdown(e.description, names) : e.description}
+        </div>
+      )}
+      {e.fields && (
+        <div class="embed-fields">
+          {e.fields.map((f, i) => (
+            <div key={i} class={`embed-field${f.inline ? ' inline' : ''}`}>
+              <div class="small embed-field-name">{f.name}</div>
+              <div class="text">{renderMarkdown(f.value, names)}</div>
+            </div>
+          ))}
+        </div>
+      )}
+      {e.image && <img class="embed-image" src={e.image.url} alt="" loading="lazy" />}
+      {e.footer && <div class="muted small">{e.footer.text}</div>}
+    </div>
+  );
+}
+
+/** D63: counts, mine highlighted; a click adds or takes back mine. */
+function Reactions({ m, log }: { m: Message; log: ChannelLog }) {
+  const toggle = async (emoji: string, mine: boolean) => {
+    const url = `${log.base}/${m.id}/reactions/${encodeURIComponent(emoji)}/@me`;
+    try {
+      if (mine) await del(url);
+      else await put(url);
+    } catch (x) {
+      toast(describe(x));
+    }
+  };
+  return (
+    <div class="reactions">
+      {(m.reactions ?? []).map((r) => (
+        <button
+          type="button"
+          key={r.emoji}
+          class={`reaction${r.me ? ' me' : ''}`}
+          aria-pressed={r.me}
+          aria-label={`${r.emoji} ${r.count}${r.me ? ', yours' : ''}`}
+          onClick={() => void toggle(r.emoji, r.me)}
+        >
+          {r.emoji} <span class="count">{r.count}</span>
+        </button>
+      ))}
+    </div>
+  );
 }
 
 function Editor(props: { m: Message; log: ChannelLog; done: () => void }) {
@@ -146,7 +290,10 @@ function Item(props: {
     setConfirm(false);
   };
   return (
-    <li class={`msg${props.compact ? ' compact' : ''}`} data-id={m.id}>
+    <li
+      class={`msg${props.compact ? ' compact' : ''}${mentionsMe(m) ? ' mentions-me' : ''}`}
+      data-id={m.id}
+    >
       {props.compact ? (
         <span class="msg-gutter muted small" aria-hidden="true">
           {time(m.timestamp)}
@@ -160,6 +307,9 @@ function Item(props: {
         />
       )}
       <div class="msg-main">
+        {m.referencedMessage !== undefined && (
+          <ReplyTo ref_={m.referencedMessage} names={info.names} />
+        )}
         {!props.compact && (
           <div class="msg-head">
             <span class="author">{m.author.name}</span>
@@ -177,7 +327,12 @@ function Item(props: {
           <Editor m={m} log={props.log} done={() => setEditing(false)} />
         ) : (
           <>
-            <Body m={m} onMedia={props.onMedia} names={info.names} />
+            {m.content !== '' && <Body m={m} onMedia={props.onMedia} names={info.names} />}
+            {m.attachments && <Attachments list={m.attachments} onMedia={props.onMedia} />}
+            {m.embeds?.map((e, i) => (
+              <EmbedView key={i} e={e} names={info.names} />
+            ))}
+            {m.reactions && <Reactions m={m} log={props.log} />}
             {m.editedTimestamp && (
               <span class="muted small" title={new Date(m.editedTimestamp).toLocaleString()}>
                 (edited)
