@@ -102,41 +102,141 @@ describe.skipIf(!chromiumAvailable())('the conversation in a real browser (issue
   const sendApi = (who: string, channelId: number, body: Record<string, unknown>) =>
     callOk(origin, 'POST', `/api/v1/channels/${channelId}/messages`, tokens[who], body);
 
-  it('the message list keeps at most 180 messages in the DOM while scrolling back 600 and down again (README)', async () => {
-    for (let i = 1; i <= 600; i++) await sendApi('bob', history, { content: `history ${i}` });
-    const { page } = alice;
-    await page.goto(`/g/${guildId}/${history}`);
-    const list = page.locator('.msg-list > li');
-    const text = (n: number) =>
-      page.locator('.msg .text', { hasText: new RegExp(`^history ${n}$`) });
-    await text(600).waitFor({ timeout: TIMEOUT });
-    const scroller = page.getByLabel('Messages in #history');
-    let most = 0;
-    // Scroll to the top again and again: older pages come in, the window slides up.
-    for (let i = 0; i < 80 && !(await text(1).count()); i++) {
-      await scroller.evaluate((el) => (el.scrollTop = 0));
-      await page.waitForTimeout(150);
-      most = Math.max(most, await list.count());
-    }
-    await text(1).waitFor({ timeout: TIMEOUT });
-    await page.getByText('This is the beginning of the conversation.').waitFor();
-    expect(most).toBeLessThanOrEqual(180);
-    expect(await text(600).count()).toBe(0); // the newest left the DOM far below
-    await shot(page, '24-01-history-top');
-    // And down again, to the newest.
-    for (let i = 0; i < 80 && !(await text(600).count()); i++) {
+  it(
+    'the message list keeps at most 180 messages in the DOM while scrolling back 400 and down again (README)',
+    { timeout: 300_000 },
+    async () => {
+      // 400 messages, 20 at a time (ids follow each batch: the first and last batches stay ends)
+      for (let i = 0; i < 400; i += 20)
+        await Promise.all(
+          Array.from({ length: 20 }, (_, j) =>
+            sendApi('bob', history, { content: `history ${i + j + 1}` }),
+          ),
+        );
+      const { page } = alice;
+      await page.goto(`/g/${guildId}/${history}`);
+      const list = page.locator('.msg-list > li');
+      const text = (n: number) =>
+        page.locator('.msg .text', { hasText: new RegExp(`^history ${n}$`) });
+      await text(400).waitFor({ timeout: TIMEOUT });
+      const scroller = page.getByLabel('Messages in #history');
+      let most = 0;
+      // Scroll to the top again and again: older pages come in, the window slides up.
+      for (let i = 0; i < 80 && !(await text(1).count()); i++) {
+        await scroller.evaluate((el) => (el.scrollTop = 0));
+        await page.waitForTimeout(150);
+        most = Math.max(most, await list.count());
+      }
+      await text(1).waitFor({ timeout: TIMEOUT });
+      await page.getByText('This is the beginning of the conversation.').waitFor();
+      expect(most).toBeLessThanOrEqual(180);
+      expect(await text(400).count()).toBe(0); // the newest left the DOM far below
+      await shot(page, '24-01-history-top');
+      // And down again, to the newest.
+      for (let i = 0; i < 80 && !(await text(400).count()); i++) {
+        await scroller.evaluate((el) => (el.scrollTop = el.scrollHeight));
+        await page.waitForTimeout(150);
+        most = Math.max(most, await list.count());
+      }
+      await text(400).waitFor({ timeout: TIMEOUT });
+      expect(most).toBeLessThanOrEqual(180);
+      expect(await text(1).count()).toBe(0);
+      // at the bottom the window follows the newest and holds 120 again
       await scroller.evaluate((el) => (el.scrollTop = el.scrollHeight));
-      await page.waitForTimeout(150);
-      most = Math.max(most, await list.count());
-    }
-    await text(600).waitFor({ timeout: TIMEOUT });
-    expect(most).toBeLessThanOrEqual(180);
-    expect(await text(1).count()).toBe(0);
-    // at the bottom the window follows the newest and holds 120 again
-    await scroller.evaluate((el) => (el.scrollTop = el.scrollHeight));
-    await expect.poll(() => list.count()).toBeLessThanOrEqual(120);
-    await sendApi('bob', history, { content: 'history 601' });
-    await text(601).waitFor({ timeout: TIMEOUT });
-    await shot(page, '24-02-history-bottom');
+      await expect.poll(() => list.count()).toBeLessThanOrEqual(120);
+      await sendApi('bob', history, { content: 'history 401' });
+      await text(401).waitFor({ timeout: TIMEOUT });
+      await shot(page, '24-02-history-bottom');
+    },
+  );
+
+  it('markdown renders for both (D62): formatting, a code block, links; XSS payloads stay text', async () => {
+    const box = (p: Page) => p.getByRole('textbox', { name: 'Message #general' });
+    for (const p of [alice.page, bob.page]) await p.goto(`/g/${guildId}/${_general}`);
+    const formatted =
+      '**bold** *italic* __under__ ~~strike~~ ||secret|| `inline`\n' +
+      '```ts\nconst answer: number = 42;\n```\n' +
+      '> a quote\n- one\n- two\nsee https://example.com/docs and [the guide](https://example.com/guide)';
+    await box(alice.page).fill(formatted);
+    await box(alice.page).press('Enter');
+    const msg = bob.page.locator('.msg', { hasText: 'a quote' }).last();
+    await msg.waitFor({ timeout: TIMEOUT });
+    expect(await msg.locator('.text strong').textContent()).toBe('bold');
+    expect(await msg.locator('.text em').textContent()).toBe('italic');
+    expect(await msg.locator('.text u').textContent()).toBe('under');
+    expect(await msg.locator('.text s').textContent()).toBe('strike');
+    expect(await msg.locator('.text pre.md-code code').textContent()).toBe(
+      'const answer: number = 42;',
+    );
+    expect(await msg.locator('.text blockquote').textContent()).toBe('a quote');
+    expect(await msg.locator('.text li').count()).toBe(2);
+    expect(await msg.locator('.text a').first().getAttribute('href')).toBe(
+      'https://example.com/docs',
+    );
+    // a spoiler opens on click
+    const spoiler = msg.locator('.spoiler');
+    expect(await spoiler.getAttribute('class')).toBe('spoiler');
+    await spoiler.click();
+    expect(await spoiler.getAttribute('class')).toContain('shown');
+    // a masked link says where it goes before leaving
+    await msg.getByRole('link', { name: 'the guide' }).click();
+    const dialog = bob.page.getByRole('dialog', { name: 'Leave Parley?' });
+    await dialog.waitFor({ timeout: TIMEOUT });
+    expect(await dialog.textContent()).toContain('https://example.com/guide');
+    await shot(bob.page, '24-03-markdown');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    // The usual payloads: nothing runs, no element comes from the text.
+    const payloads = [
+      '<img src=x onerror="window.__xss=1">',
+      '<script>window.__xss=2</script>',
+      '[click](javascript:window.__xss=3)',
+      '<svg onload="window.__xss=4">',
+      '[x](https://example.com" onmouseover="window.__xss=5)',
+      '||<img src=x onerror=window.__xss=6>||',
+    ];
+    for (const p of payloads) await sendApi('alice', _general, { content: p });
+    const last = bob.page.locator('.msg .text', { hasText: 'onmouseover' }).last();
+    await last.waitFor({ timeout: TIMEOUT });
+    await bob.page.locator('.msg .text a', { hasText: 'click' }).count();
+    expect(await bob.page.locator('.msg .text :is(img, script, svg, iframe)').count()).toBe(0);
+    expect(await bob.page.locator('.msg .text a[href^="javascript"]').count()).toBe(0);
+    await bob.page.locator('.msg .text', { hasText: 'click' }).last().click();
+    await bob.page.locator('.msg .text', { hasText: 'onmouseover' }).last().hover();
+    expect(await bob.page.evaluate('window.__xss')).toBeUndefined();
+    expect(await bob.page.locator('.msg .text', { hasText: '<img src=x' }).count()).toBeGreaterThan(
+      0,
+    );
+    await shot(bob.page, '24-04-xss-as-text');
+  });
+
+  it('a reply that mentions me: the replied-to message above, the highlight, reactions (D61–D63)', async () => {
+    const page = alice.page;
+    await page.goto(`/g/${guildId}/${_general}`);
+    const me = await callOk(origin, 'GET', '/app/v1/users/@me', tokens['alice']);
+    const first = await sendApi('alice', _general, { content: 'what is the answer?' });
+    const reply = await sendApi('bob', _general, {
+      content: `<@${me.id}> it is **42**`,
+      messageReference: { messageId: first.id },
+    });
+    const row = page.locator(`.msg[data-id="${reply.id}"]`);
+    await row.waitFor({ timeout: TIMEOUT });
+    expect(await row.getAttribute('class')).toContain('mentions-me');
+    expect(await row.locator('.mention.me').textContent()).toBe('@alice');
+    expect(await row.locator('.reply-to').textContent()).toContain('what is the answer?');
+    // reactions both ways: bob's arrives live; alice's own is highlighted as hers
+    await callOk(
+      origin,
+      'PUT',
+      `/api/v1/channels/${_general}/messages/${reply.id}/reactions/${encodeURIComponent('👍')}/@me`,
+      tokens['bob'],
+    );
+    const thumbs = row.locator('.reaction', { hasText: '👍' });
+    await thumbs.waitFor({ timeout: TIMEOUT });
+    expect(await thumbs.locator('.count').textContent()).toBe('1');
+    await thumbs.click();
+    await expect.poll(() => thumbs.locator('.count').textContent(), { timeout: TIMEOUT }).toBe('2');
+    expect(await thumbs.getAttribute('class')).toContain('me');
+    await shot(page, '24-05-reply-mention-reactions');
   });
 });

@@ -141,7 +141,7 @@ export function checkUrlForm(raw: string, policy: TargetPolicy): URL {
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowInsecure))
     throw new UnsafeTargetError(
-      policy.allowInsecure ? 'must be an http:// or https:// URL' : 'must be an https:// URL (D37)',
+      policy.allowInsecure ? 'must be an http:// or https:// URL' : 'must be an https:// URL',
     );
   if (url.username !== '' || url.password !== '')
     throw new UnsafeTargetError('must not carry credentials');

@@ -23,8 +23,30 @@ export class ApiError extends Error {
   }
   /** the server's problem with one field (D5 `details`), for showing it on that field */
   field(name: string): string | undefined {
-    return this.details.find((d) => d.field === name || d.field.endsWith(`.${name}`))?.problem;
+    const p = this.details.find((d) => d.field === name || d.field.endsWith(`.${name}`))?.problem;
+    return p === undefined ? undefined : plainProblem(p);
   }
+}
+
+/**
+ * A schema validator's wording ("must NOT have fewer than 8 characters (Unicode code points)")
+ * in the words a person reads; the server's own sentences pass unchanged.
+ */
+export function plainProblem(problem: string): string {
+  const fewer = /must NOT have fewer than (\d+) characters/.exec(problem);
+  if (fewer) return `Use at least ${fewer[1]} characters.`;
+  const more = /must NOT have more than (\d+) characters/.exec(problem);
+  if (more) return `Use at most ${more[1]} characters.`;
+  const few = /must NOT have fewer than (\d+) items/.exec(problem);
+  if (few) return `Give at least ${few[1]}.`;
+  const many = /must NOT have more than (\d+) items/.exec(problem);
+  if (many) return `Give at most ${many[1]}.`;
+  if (/must match pattern|must match format/.test(problem))
+    return 'This is not in the expected form.';
+  if (/must have required property/.test(problem)) return 'This is required.';
+  if (/must be (integer|number|string|boolean|object|array)/.test(problem))
+    return 'This is not a valid value.';
+  return problem;
 }
 
 /** true while requests are waiting out a rate limit (a quiet "slowing down" hint, no toasts) */
@@ -173,7 +195,11 @@ export function describe(err: unknown): string {
     if (err.code === 'PAYLOAD_TOO_LARGE') return 'That file is too large: 5 MiB at most.';
     if (err.code === 'UNSUPPORTED_MEDIA_TYPE')
       return 'That file type is not allowed: jpg, png, gif, mp3, wav or mp4.';
-    return err.message;
+    const first = err.details[0];
+    // a request the schema refused: name the field and say its problem plainly
+    if (first && /must /.test(err.message))
+      return `${first.field.replace(/^.*[./]/, '')}: ${plainProblem(first.problem)}`;
+    return plainProblem(err.message);
   }
   if (err instanceof TypeError) return 'The server cannot be reached.';
   return err instanceof Error ? err.message : String(err);

@@ -7,6 +7,7 @@ import { connState } from '../lib/gateway.js';
 import {
   channelLog,
   dms,
+  guilds,
   loadDms,
   loadMembers,
   me,
@@ -16,6 +17,7 @@ import {
 } from '../state/store.js';
 import { Avatar, Dialog } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
+import { NO_NAMES, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
 import { Composer } from './composer.js';
 import { MessageList, type ViewerInfo } from './messages.js';
@@ -76,6 +78,33 @@ function useDrop(onFiles: (f: File[]) => void) {
   };
 }
 
+/** Any channel of my guilds, by id (a <#id> mention may name another guild's). */
+const channelName = (id: number): string | undefined => {
+  for (const g of guilds.value.values()) {
+    const c = g.channels.find((x) => x.id === id);
+    if (c) return c.name;
+  }
+  return undefined;
+};
+
+/** D62: how mentions read in a guild: its members, its roles, the channels I can see. */
+function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
+  const users = new Map(list.map((m) => [m.user.id, m.user.name]));
+  const roles = new Map(
+    guild.roles.map((r) => [
+      r.id,
+      { name: r.name, color: (r as { color?: number | null }).color ?? null },
+    ]),
+  );
+  return {
+    user: (id) => users.get(id) ?? (id === me.value?.id ? me.value.name : undefined),
+    role: (id) => roles.get(id),
+    channel: channelName,
+    meId: me.value?.id,
+    myRoles: new Set(),
+  };
+}
+
 export function ChannelView(props: { guild: Guild; channelId: number; showMembers: boolean }) {
   const { guild } = props;
   const channel = guild.channels.find((c) => c.id === props.channelId);
@@ -87,6 +116,7 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
       bots: new Set(guild.bots),
       avatars: new Map((list ?? []).map((m) => [m.user.id, m.user.avatar])),
       moderator: isAdmin(guild),
+      names: guildNames(guild, list ?? []),
     }),
     [guild, list],
   );
@@ -126,6 +156,17 @@ export function DmView({ channelId }: { channelId: number }) {
       bots: new Set(dm?.recipient.isBot ? [dm.recipient.id] : []),
       avatars: new Map(dm ? [[dm.recipient.id, dm.recipient.avatar]] : []),
       moderator: false,
+      names: {
+        ...NO_NAMES,
+        user: (id) =>
+          id === dm?.recipient.id
+            ? dm.recipient.name
+            : id === me.value?.id
+              ? me.value.name
+              : undefined,
+        channel: channelName,
+        meId: me.value?.id,
+      },
     }),
     [dm],
   );
@@ -188,8 +229,8 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
         <div class="profile">
           <Avatar name={m.user.name} id={m.user.id} url={m.user.avatar} size={64} />
           <p>
-            {bot ? 'Bot' : 'Member'} · joined {new Date(m.joinedAt).toLocaleDateString()} ·{' '}
-            {online ? 'online' : 'offline'}
+            {bot ? 'Bot' : m.user.id === guild.ownerId ? 'Owner' : 'Member'} · joined{' '}
+            {new Date(m.joinedAt).toLocaleDateString()} · {online ? 'online' : 'offline'}
           </p>
         </div>
         <div class="actions">

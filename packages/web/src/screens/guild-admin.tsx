@@ -595,8 +595,8 @@ function Invites({ guild }: { guild: Guild }) {
                 <code class="grow invite-url">{i.url}</code>
                 <span class="muted small">
                   {i.uses}
-                  {i.maxUses ? `/${i.maxUses}` : ''} uses ·{' '}
-                  {i.expiresAt ? `until ${new Date(i.expiresAt).toLocaleString()}` : 'no expiry'}
+                  {i.maxUses ? `/${i.maxUses}` : ''} {(i.maxUses || i.uses) === 1 ? 'use' : 'uses'}{' '}
+                  · {i.expiresAt ? `until ${new Date(i.expiresAt).toLocaleString()}` : 'no expiry'}
                 </span>
                 <CopyButton text={i.url} label="Copy link" />
                 <button

@@ -1,9 +1,11 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { del, describe, put } from '../lib/api.js';
-import type { Message } from '../lib/types.js';
+import { safeUrl } from '../lib/markdown.js';
+import type { Attachment, Embed, Message } from '../lib/types.js';
 import { type ChannelLog, markRead, me } from '../state/store.js';
 import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
+import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
 
 /** The newest messages the DOM holds at the bottom (long channels stay smooth: issue #12). */
@@ -20,6 +22,8 @@ export interface ViewerInfo {
   avatars: ReadonlyMap<number, string>;
   /** may delete anyone's message (ADMINISTRATOR, D49 moderation) */
   moderator: boolean;
+  /** how mentions read (D62) */
+  names: MentionNames;
 }
 
 const media = (content: string): 'image' | 'audio' | 'video' | null => {
@@ -38,7 +42,7 @@ const time = (iso: string): string =>
 const day = (iso: string): string =>
   new Date(iso).toLocaleDateString([], { year: 'numeric', month: 'short', day: 'numeric' });
 
-function Body({ m, onMedia }: { m: Message; onMedia: () => void }) {
+function Body({ m, onMedia, names }: { m: Message; onMedia: () => void; names: MentionNames }) {
   const kind = media(m.content);
   const name = decodeURIComponent(m.content.split('/').pop() ?? '');
   if (kind === 'image')
@@ -60,7 +64,156 @@ function Body({ m, onMedia }: { m: Message; onMedia: () => void }) {
         onLoadedMetadata={onMedia}
       />
     );
-  return <div class="text">{m.content}</div>;
+  return <Text content={m.content} names={names} />;
+}
+
+/** D62: the content rendered as markdown (elements from an allow-list, never HTML). */
+function Text({ content, names }: { content: string; names: MentionNames }) {
+  const nodes = useMemo(() => renderMarkdown(content, names), [content, names]);
+  return <div class="text">{nodes}</div>;
+}
+
+/** D61: the server's resolved mentions say who is notified: me, or everyone. */
+const mentionsMe = (m: Message): boolean =>
+  m.mentionEveryone === true || (me.value !== null && (m.mentions ?? []).includes(me.value.id));
+
+/** D61: the message a reply answers, above it (null: it was deleted). */
+function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: MentionNames }) {
+  if (!ref_) return <div class="reply-to muted small">Original message was deleted</div>;
+  const text = ref_.content || (ref_.attachments ? 'Attachment' : ref_.embeds ? 'Embed' : '');
+  return (
+    <button
+      type="button"
+      class="reply-to small"
+      aria-label={`Reply to ${ref_.author.name}: jump to the message`}
+      onClick={() => {
+        const row = document.querySelector(`.msg[data-id="${ref_.id}"]`);
+        row?.scrollIntoView({ block: 'center' });
+        row?.classList.add('flash');
+        setTimeout(() => row?.classList.remove('flash'), 1600);
+      }}
+    >
+      <span class="author">@{names.user(ref_.author.id) ?? ref_.author.name}</span>{' '}
+      <span class="reply-text">{text.length > 120 ? `${text.slice(0, 120)}…` : text}</span>
+    </button>
+  );
+}
+
+/** D61: images inline (a click opens them large), other files as links with their size. */
+function Attachments({ list, onMedia }: { list: Attachment[]; onMedia: () => void }) {
+  const [open, setOpen] = useState<Attachment | null>(null);
+  return (
+    <div class="attachments">
+      {list.map((a) =>
+        a.contentType.startsWith('image/') ? (
+          <button
+            type="button"
+            key={a.url}
+            class="attachment-image"
+            aria-label={`Open ${a.filename}`}
+            onClick={() => setOpen(a)}
+          >
+            <img
+              src={a.url}
+              alt={a.filename}
+              loading="lazy"
+              width={a.width}
+              height={a.height}
+              onLoad={onMedia}
+            />
+          </button>
+        ) : a.contentType.startsWith('video/') ? (
+          <video key={a.url} class="media" controls preload="metadata" src={a.url} />
+        ) : a.contentType.startsWith('audio/') ? (
+          <audio key={a.url} class="media" controls preload="metadata" src={a.url} />
+        ) : (
+          <a key={a.url} class="attachment-file" href={a.url} target="_blank" rel="noopener">
+            {a.filename} ({Math.ceil(a.size / 1024)} KiB)
+          </a>
+        ),
+      )}
+      {open && (
+        <div
+          class="lightbox"
+          role="dialog"
+          aria-label={open.filename}
+          onClick={() => setOpen(null)}
+          onKeyDown={(e) => e.key === 'Escape' && setOpen(null)}
+        >
+          <img src={open.url} alt={open.filename} />
+          <a href={open.url} target="_blank" rel="noopener" onClick={(e) => e.stopPropagation()}>
+            Open original
+          </a>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** D61 bots' rich embeds and D71 link previews (images only from this platform's CDN). */
+function EmbedView({ e, names }: { e: Embed; names: MentionNames }) {
+  const color = e.color !== undefined ? `#${e.color.toString(16).padStart(6, '0')}` : undefined;
+  const link = e.url && safeUrl(e.url) ? e.url : undefined;
+  return (
+    <div class={`embed ${e.type}`} style={color ? { borderLeftColor: color } : undefined}>
+      {e.siteName && <div class="muted small">{e.siteName}</div>}
+      {e.author && <div class="small embed-author">{e.author.name}</div>}
+      {e.title &&
+        (link ? (
+          <a class="embed-title" href={link} target="_blank" rel="noopener noreferrer nofollow">
+            {e.title}
+          </a>
+        ) : (
+          <div class="embed-title">{e.title}</div>
+        ))}
+      {e.description && (
+        <div class="text embed-description">
+          {e.type === 'rich' ? renderMarkdown(e.description, names) : e.description}
+        </div>
+      )}
+      {e.fields && (
+        <div class="embed-fields">
+          {e.fields.map((f, i) => (
+            <div key={i} class={`embed-field${f.inline ? ' inline' : ''}`}>
+              <div class="small embed-field-name">{f.name}</div>
+              <div class="text">{renderMarkdown(f.value, names)}</div>
+            </div>
+          ))}
+        </div>
+      )}
+      {e.image && <img class="embed-image" src={e.image.url} alt="" loading="lazy" />}
+      {e.footer && <div class="muted small">{e.footer.text}</div>}
+    </div>
+  );
+}
+
+/** D63: counts, mine highlighted; a click adds or takes back mine. */
+function Reactions({ m, log }: { m: Message; log: ChannelLog }) {
+  const toggle = async (emoji: string, mine: boolean) => {
+    const url = `${log.base}/${m.id}/reactions/${encodeURIComponent(emoji)}/@me`;
+    try {
+      if (mine) await del(url);
+      else await put(url);
+    } catch (x) {
+      toast(describe(x));
+    }
+  };
+  return (
+    <div class="reactions">
+      {(m.reactions ?? []).map((r) => (
+        <button
+          type="button"
+          key={r.emoji}
+          class={`reaction${r.me ? ' me' : ''}`}
+          aria-pressed={r.me}
+          aria-label={`${r.emoji} ${r.count}${r.me ? ', yours' : ''}`}
+          onClick={() => void toggle(r.emoji, r.me)}
+        >
+          {r.emoji} <span class="count">{r.count}</span>
+        </button>
+      ))}
+    </div>
+  );
 }
 
 function Editor(props: { m: Message; log: ChannelLog; done: () => void }) {
@@ -137,7 +290,10 @@ function Item(props: {
     setConfirm(false);
   };
   return (
-    <li class={`msg${props.compact ? ' compact' : ''}`} data-id={m.id}>
+    <li
+      class={`msg${props.compact ? ' compact' : ''}${mentionsMe(m) ? ' mentions-me' : ''}`}
+      data-id={m.id}
+    >
       {props.compact ? (
         <span class="msg-gutter muted small" aria-hidden="true">
           {time(m.timestamp)}
@@ -151,6 +307,9 @@ function Item(props: {
         />
       )}
       <div class="msg-main">
+        {m.referencedMessage !== undefined && (
+          <ReplyTo ref_={m.referencedMessage} names={info.names} />
+        )}
         {!props.compact && (
           <div class="msg-head">
             <span class="author">{m.author.name}</span>
@@ -168,7 +327,12 @@ function Item(props: {
           <Editor m={m} log={props.log} done={() => setEditing(false)} />
         ) : (
           <>
-            <Body m={m} onMedia={props.onMedia} />
+            {m.content !== '' && <Body m={m} onMedia={props.onMedia} names={info.names} />}
+            {m.attachments && <Attachments list={m.attachments} onMedia={props.onMedia} />}
+            {m.embeds?.map((e, i) => (
+              <EmbedView key={i} e={e} names={info.names} />
+            ))}
+            {m.reactions && <Reactions m={m} log={props.log} />}
             {m.editedTimestamp && (
               <span class="muted small" title={new Date(m.editedTimestamp).toLocaleString()}>
                 (edited)
@@ -239,6 +403,25 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
   /** an element to keep in place through the next render: its id and its offset in view */
   const anchor = useRef<{ id: number; top: number } | null>(null);
   const [newBelow, setNewBelow] = useState(false);
+  /** a masked link's address, asked about before leaving (D62) */
+  const [leaving, setLeaving] = useState<string | null>(null);
+
+  /** Spoilers open on click or Enter; a masked link first says where it goes. */
+  const onActivate = (e: Event) => {
+    const target = e.target as Element;
+    const spoiler = target.closest('.spoiler');
+    if (spoiler && !spoiler.classList.contains('shown')) {
+      e.preventDefault();
+      spoiler.classList.add('shown');
+      spoiler.setAttribute('aria-label', 'Spoiler');
+      return;
+    }
+    const a = target.closest<HTMLAnchorElement>('a[data-masked]');
+    if (a) {
+      e.preventDefault();
+      setLeaving(a.href);
+    }
+  };
 
   const endIdx = win.end === null ? items.length : upperIndex(items, win.end);
   const startIdx = Math.max(0, endIdx - win.size);
@@ -284,12 +467,15 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
     }
   });
 
-  // Something newer than the window arrived while the reader is up the page.
+  // A new message arrived while the reader is up the page (not older pages read in).
+  const newestSeen = useRef<number | undefined>(undefined);
   useEffect(() => {
     const newest = items[items.length - 1]?.id;
-    if (!atBottom.current && newest !== undefined && last !== undefined && newest > last)
+    const before = newestSeen.current;
+    newestSeen.current = newest;
+    if (!atBottom.current && before !== undefined && newest !== undefined && newest > before)
       setNewBelow(true);
-  }, [items, last]);
+  }, [items]);
 
   // Read marks: the newest message counts as read when the reader is at the bottom.
   useEffect(() => {
@@ -362,6 +548,11 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
         class="messages"
         ref={scroller}
         onScroll={onScroll}
+        onClick={onActivate}
+        onKeyDown={(e) => {
+          if ((e.key === 'Enter' || e.key === ' ') && (e.target as Element).matches('.spoiler'))
+            onActivate(e);
+        }}
         tabIndex={0}
         aria-label={props.label}
       >
@@ -397,6 +588,22 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
           {newBelow ? 'New messages ↓' : 'Jump to the present ↓'}
         </button>
       )}
+      <Confirm
+        open={leaving !== null}
+        title="Leave Parley?"
+        body={
+          <>
+            <p>This link goes to</p>
+            <p class="leaving-url">{leaving}</p>
+          </>
+        }
+        confirm="Open link"
+        onConfirm={() => {
+          if (leaving) window.open(leaving, '_blank', 'noopener,noreferrer');
+          setLeaving(null);
+        }}
+        onClose={() => setLeaving(null)}
+      />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, del, describe, get, patch, post, upload } from '../lib/api.js';
 import type { Session, User } from '../lib/types.js';
+import { describeAgent } from '../lib/user-agent.js';
 import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
@@ -190,7 +191,7 @@ function Sessions() {
             <li key={s.id} class="admin-row">
               <div class="row">
                 <span class="grow">
-                  <strong>{s.userAgent ?? 'Unknown device'}</strong>
+                  <strong title={s.userAgent}>{describeAgent(s.userAgent)}</strong>
                   {s.current && <span class="tag">this device</span>}
                   <span class="muted small block">
                     since {new Date(s.createdAt).toLocaleString()} · last used{' '}

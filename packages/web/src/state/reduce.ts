@@ -5,6 +5,7 @@ import type {
   MemberSummary,
   Message,
   PeopleEventDataMap,
+  RichEventDataMap,
   ReadyPerson,
   User,
 } from '../lib/types.js';
@@ -87,9 +88,11 @@ export interface LocalEvents {
   TYPING_EXPIRE: { channelId: number; now: number };
   /** the "you lost that guild" notice was shown */
   LOST_SEEN: null;
+  /** D63: I pinned or unpinned a message (the event only says the channel's pins changed) */
+  PINNED: { channelId: number; messageId: number; pinned: boolean };
 }
 
-export type GatewayEvents = EventDataMap & PeopleEventDataMap;
+export type GatewayEvents = EventDataMap & PeopleEventDataMap & RichEventDataMap;
 type AllEvents = LocalEvents & GatewayEvents;
 
 /** An event: `now` (ms) is given for the few that need a time (TYPING_START). */
@@ -151,6 +154,15 @@ function forgetChannels(s: State, ids: readonly number[]): State {
     typing = put(typing, id, undefined);
   }
   return channels === s.channels && typing === s.typing ? s : { ...s, channels, typing };
+}
+
+function patchMessage(s: State, channelId: number, id: number, f: (m: Message) => Message): State {
+  return patchChannel(s, channelId, (c) => {
+    const i = c.items.findIndex((x) => x.id === id);
+    if (i < 0) return c;
+    const m = f(c.items[i]!);
+    return m === c.items[i] ? c : { ...c, items: c.items.map((x, j) => (j === i ? m : x)) };
+  });
 }
 
 function updateMessage(s: State, m: Message): State {
@@ -220,6 +232,37 @@ export function reduce(s: State, e: StoreEvent): State {
       const left = new Map([...t].filter(([, until]) => until > e.d.now));
       if (left.size === t.size) return s;
       return { ...s, typing: put(s.typing, e.d.channelId, left.size ? left : undefined) };
+    }
+    case 'PINNED': {
+      const { channelId, messageId, pinned } = e.d;
+      return patchMessage(s, channelId, messageId, (m) => {
+        const { pinned: _, ...rest } = m;
+        return pinned ? { ...rest, pinned: true } : rest; // D56: present only when true
+      });
+    }
+    case 'MESSAGE_REACTION_ADD':
+    case 'MESSAGE_REACTION_REMOVE': {
+      const { channelId, messageId, emoji, userId } = e.d;
+      const mine = userId === s.me?.id;
+      const add = e.type === 'MESSAGE_REACTION_ADD';
+      return patchMessage(s, channelId, messageId, (m) => {
+        const list = m.reactions ?? [];
+        const old = list.find((r) => r.emoji === emoji);
+        // my own reaction arrives once per change; a repeat (a resume) changes nothing
+        if (old && mine && old.me === add) return m;
+        if (!old && !add) return m;
+        const next = old
+          ? list
+              .map((r) =>
+                r.emoji === emoji
+                  ? { ...r, count: r.count + (add ? 1 : -1), me: mine ? add : r.me }
+                  : r,
+              )
+              .filter((r) => r.count > 0)
+          : [...list, { emoji, count: 1, me: mine }];
+        const { reactions: _, ...rest } = m;
+        return next.length ? { ...rest, reactions: next } : rest; // D56: absent when none
+      });
     }
     case 'LOST_SEEN':
       return s.lostGuild === null ? s : { ...s, lostGuild: null };

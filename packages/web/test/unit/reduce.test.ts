@@ -5,7 +5,7 @@ import { initial, reduce, type State, type StoreEvent } from '../../src/state/re
 // The web app's store is a pure reduce(state, event) (issue #24): tested here without a browser.
 
 const alice = { id: 1, name: 'alice', avatar: '', isBot: false };
-const bob = { id: 2, name: 'bob', avatar: '' };
+const bob = { id: 2, name: 'bob', avatar: '', isBot: false };
 const channel = (id: number, guildId: number, name = `c${id}`) => ({
   id,
   guildId,
@@ -127,7 +127,10 @@ describe('the store: reduce(state, event)', () => {
     s = run(s, [
       { type: 'READY', d: ready([guild(10, [11])], [[11, 3]]) },
       { type: 'PAGE', d: { channelId: 11, messages: [msg(1, 11), msg(2, 11)], newest: true } },
-      { type: 'MEMBERS', d: { guildId: 10, members: [{ user: bob, joinedAt: '' }] } },
+      {
+        type: 'MEMBERS',
+        d: { guildId: 10, members: [{ user: { id: 2, name: 'bob', avatar: '' }, joinedAt: '' }] },
+      },
       { type: 'PRESENCE_UPDATE', d: { userId: 2, status: 'online' } },
       { type: 'TYPING_START', d: { channelId: 11, userId: 2, at: '' }, now: 1000 },
       {
@@ -204,5 +207,36 @@ describe('the store: reduce(state, event)', () => {
       [50, 9],
     ]);
     expect(s.latest.get(51)).toBe(12);
+  });
+
+  it('D63 reactions: counts, mine marked, a repeat changes nothing; pins mark the message', () => {
+    let s = reduce(initial, { type: 'SESSION', d: bob });
+    s = reduce(s, { type: 'PAGE', d: { channelId: 11, messages: [msg(1, 11)], newest: true } });
+    const r = (
+      type: 'MESSAGE_REACTION_ADD' | 'MESSAGE_REACTION_REMOVE',
+      userId: number,
+      emoji = '👍',
+    ) => ({ type, d: { userId, channelId: 11, messageId: 1, emoji } }) as StoreEvent;
+    s = run(s, [
+      r('MESSAGE_REACTION_ADD', alice.id),
+      r('MESSAGE_REACTION_ADD', bob.id),
+      r('MESSAGE_REACTION_ADD', bob.id), // replayed by a resume
+      r('MESSAGE_REACTION_ADD', alice.id, '🎉'),
+    ]);
+    expect(s.channels.get(11)?.items[0]?.reactions).toEqual([
+      { emoji: '👍', count: 2, me: true },
+      { emoji: '🎉', count: 1, me: false },
+    ]);
+    s = run(s, [
+      r('MESSAGE_REACTION_REMOVE', bob.id),
+      r('MESSAGE_REACTION_REMOVE', alice.id, '🎉'),
+    ]);
+    expect(s.channels.get(11)?.items[0]?.reactions).toEqual([{ emoji: '👍', count: 1, me: false }]);
+    s = reduce(s, r('MESSAGE_REACTION_REMOVE', alice.id));
+    expect(s.channels.get(11)?.items[0]).not.toHaveProperty('reactions'); // D56: absent when none
+    s = reduce(s, { type: 'PINNED', d: { channelId: 11, messageId: 1, pinned: true } });
+    expect(s.channels.get(11)?.items[0]?.pinned).toBe(true);
+    s = reduce(s, { type: 'PINNED', d: { channelId: 11, messageId: 1, pinned: false } });
+    expect(s.channels.get(11)?.items[0]).not.toHaveProperty('pinned');
   });
 });
