@@ -29,6 +29,7 @@ import { botRoutes } from './routes/bot.routes.js';
 import { cdnRoutes } from './routes/cdn.routes.js';
 import { channelRoutes } from './routes/channels.routes.js';
 import { commandRoutes } from './routes/commands.routes.js';
+import { interactionRoutes } from './routes/interactions.routes.js';
 import { dmRoutes } from './routes/dm.routes.js';
 import { fileRoutes } from './routes/files.routes.js';
 import { memberRoutes } from './routes/members.routes.js';
@@ -158,6 +159,7 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
         dmRoutes,
         fileRoutes,
         commandRoutes,
+        interactionRoutes,
       ]) {
         await api.register(routes, { deps });
       }
