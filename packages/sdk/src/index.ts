@@ -48,3 +48,4 @@ export {
   type HeaderBag,
 } from './webhook.js';
 export { Bot, type BotOptions } from './bot.js';
+export * from './interactions.js';
