@@ -130,7 +130,13 @@ export const ButtonStyle = { PRIMARY: 1, SECONDARY: 2, SUCCESS: 3, DANGER: 4, LI
 export const Button = Type.Object(
   {
     type: Type.Literal(2),
-    style: Type.Union([1, 2, 3, 4, 5].map((v) => Type.Literal(v))),
+    style: Type.Union([
+      Type.Literal(1),
+      Type.Literal(2),
+      Type.Literal(3),
+      Type.Literal(4),
+      Type.Literal(5),
+    ]),
     label: Type.Optional(Type.String({ maxLength: 80 })),
     customId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     url: Type.Optional(Type.String({ maxLength: 512, pattern: '^https?://' })),

@@ -76,3 +76,4 @@ export {
   type HeaderBag,
 } from './webhook.js';
 export { Bot, type BotOptions, type BotMessage, type MessageActions } from './bot.js';
+export * from './interactions.js';

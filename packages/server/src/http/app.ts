@@ -30,6 +30,7 @@ import { botRoutes } from './routes/bot.routes.js';
 import { cdnRoutes } from './routes/cdn.routes.js';
 import { channelRoutes } from './routes/channels.routes.js';
 import { commandRoutes } from './routes/commands.routes.js';
+import { interactionRoutes } from './routes/interactions.routes.js';
 import { dmRoutes } from './routes/dm.routes.js';
 import { fileRoutes } from './routes/files.routes.js';
 import { guildAdminRoutes } from './routes/guild-admin.routes.js';
@@ -164,6 +165,7 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
         // D59: guild administration for a bot's token or a person's session, as under /app/v1
         guildAdminRoutes,
         commandRoutes,
+        interactionRoutes,
       ]) {
         await api.register(routes, { deps });
       }

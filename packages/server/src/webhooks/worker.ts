@@ -7,6 +7,7 @@ import { signatureHeaders } from './signing.js';
 import { checkUrlForm, checkedLookup, UnsafeTargetError } from './ssrf-guard.js';
 import { webhookTry } from '../metrics/metrics.js';
 import { policyOf } from './webhooks.service.js';
+import { callbackFromWebhook } from '../domain/interactions/respond.js';
 
 /**
  * The webhook worker (D38/D39). Deliveries are durable rows; the worker claims due ones with a
@@ -47,6 +48,8 @@ export interface WorkerOptions {
 
 /** D50: the first 4 KiB of each answer is kept; no more is ever read. */
 const MAX_RESPONSE_BYTES = 4096;
+/** D65: a webhook bot's answer to an interaction, in its response body, is read this far. */
+const MAX_CALLBACK_BYTES = 64 * 1024;
 const USER_AGENT = 'Parley-Webhooks/1';
 /**
  * A 2xx within this many ms lets the bot's cap grow by one; anything else sets it back. Low
@@ -443,11 +446,24 @@ export class WebhookWorker {
       const ra = res.headers['retry-after'];
       if (status === 429 || status === 503)
         retryAfterS = parseRetryAfter(Array.isArray(ra) ? ra[0] : ra, d.clock.now());
-      responseBody = await readHead(res.body, MAX_RESPONSE_BYTES).catch(() => null);
+      // D65: an interaction's answer may come in the response (a callback body, up to 64 KiB).
+      const answers = row.event_type === 'INTERACTION_CREATE' && status >= 200 && status <= 299;
+      responseBody = await readHead(
+        res.body,
+        answers ? MAX_CALLBACK_BYTES : MAX_RESPONSE_BYTES,
+      ).catch(() => null);
       // D39: any 2xx is success; redirects are not followed and count as failures.
       if (status < 200 || status > 299)
         error =
           status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`;
+      if (answers && responseBody !== null) {
+        await callbackFromWebhook(d, row.body, responseBody).catch((err: unknown) =>
+          this.warn(err, 'interaction answer in a webhook response failed'),
+        );
+        // D50 keeps the head only
+        if (responseBody.length > MAX_RESPONSE_BYTES)
+          responseBody = responseBody.slice(0, MAX_RESPONSE_BYTES);
+      }
     } catch (err) {
       error =
         err instanceof UnsafeTargetError || (err as { code?: string }).code === 'EUNSAFETARGET'

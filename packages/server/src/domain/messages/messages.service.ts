@@ -10,7 +10,6 @@ import type {
 } from '@parley/protocol';
 import { ALL_PERMISSIONS, Permission } from '@parley/protocol';
 import { forbidden, invalid, notFound } from '../../errors/app-error.js';
-import { iso } from '../../ids/clock.js';
 import { deleteMessage } from '../admin/purge.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
