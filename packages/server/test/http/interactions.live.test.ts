@@ -71,15 +71,13 @@ dbDescribe('interactions over gateways, webhooks and two nodes (D65)', () => {
     other = await makeUser(a, 'other');
     await join(a, w.guildId, other.id);
     const put = await expectStatus(
-      await a
-        .as(w.bot.token)
-        .put('/applications/@me/commands', [
-          {
-            name: 'roll',
-            description: 'Roll',
-            options: [{ type: 4, name: 'sides', description: 'S', required: true }],
-          },
-        ]),
+      await a.as(w.bot.token).put('/applications/@me/commands', [
+        {
+          name: 'roll',
+          description: 'Roll',
+          options: [{ type: 4, name: 'sides', description: 'S', required: true }],
+        },
+      ]),
       200,
     );
     rollId = put.body[0].id;
@@ -93,14 +91,12 @@ dbDescribe('interactions over gateways, webhooks and two nodes (D65)', () => {
 
   const invoke = async (h: Harness) =>
     expectStatus(
-      await h
-        .as(w.human.token)
-        .post('/interactions', {
-          type: 2,
-          channelId: w.channelId,
-          commandId: rollId,
-          options: [{ name: 'sides', value: 6 }],
-        }),
+      await h.as(w.human.token).post('/interactions', {
+        type: 2,
+        channelId: w.channelId,
+        commandId: rollId,
+        options: [{ name: 'sides', value: 6 }],
+      }),
       202,
     );
 
@@ -145,12 +141,10 @@ dbDescribe('interactions over gateways, webhooks and two nodes (D65)', () => {
       .map((x) => JSON.parse(x.data) as { id: number; token: string })
       .find((x) => x.id === r.body.id)?.token;
     await expectStatus(
-      await a
-        .as(undefined)
-        .post(`/interactions/${r.body.id}/${token}/callback`, {
-          type: 4,
-          data: { content: 'for your eyes', flags: 1 },
-        }),
+      await a.as(undefined).post(`/interactions/${r.body.id}/${token}/callback`, {
+        type: 4,
+        data: { content: 'for your eyes', flags: 1 },
+      }),
       204,
     );
     const mine = await until(human, 'MESSAGE_CREATE');

@@ -314,14 +314,12 @@ dbDescribe('interactions (D64–D65)', () => {
     expectError(await run(undefined, outsider.token), 403, 'FORBIDDEN');
     // a command of a bot that is not in the guild does not run there
     expectError(
-      await h
-        .as(w.owner.token)
-        .post('/interactions', {
-          type: 2,
-          channelId: otherGuildChannel,
-          commandId: rollId,
-          options: [{ name: 'sides', value: 6 }],
-        }),
+      await h.as(w.owner.token).post('/interactions', {
+        type: 2,
+        channelId: otherGuildChannel,
+        commandId: rollId,
+        options: [{ name: 'sides', value: 6 }],
+      }),
       404,
       'NOT_FOUND',
     );
@@ -343,12 +341,10 @@ dbDescribe('interactions (D64–D65)', () => {
   it('D65: reply (4) → a stored message with interaction {id, name, userId}; a second callback → 409', async () => {
     const r = await expectStatus(await run(), 202);
     const { token } = (await interactionOf(r.body.id)).data;
-    const cb = await h
-      .as(undefined)
-      .post(`/interactions/${r.body.id}/${token}/callback`, {
-        type: 4,
-        data: { content: 'You rolled 4' },
-      });
+    const cb = await h.as(undefined).post(`/interactions/${r.body.id}/${token}/callback`, {
+      type: 4,
+      data: { content: 'You rolled 4' },
+    });
     expect(cb.status, cb.raw).toBe(204);
     const m = (await history()).find((x) => x.content === 'You rolled 4');
     expect(m?.interaction).toEqual({ id: r.body.id, name: 'roll', userId: w.human.id });
@@ -357,12 +353,10 @@ dbDescribe('interactions (D64–D65)', () => {
       { kind: 'channel', guildId: w.guildId, channelId: w.channelId },
     ]);
     expectError(
-      await h
-        .as(undefined)
-        .post(`/interactions/${r.body.id}/${token}/callback`, {
-          type: 4,
-          data: { content: 'again' },
-        }),
+      await h.as(undefined).post(`/interactions/${r.body.id}/${token}/callback`, {
+        type: 4,
+        data: { content: 'again' },
+      }),
       409,
       'CONFLICT',
     );
@@ -419,12 +413,10 @@ dbDescribe('interactions (D64–D65)', () => {
     const { token } = (await interactionOf(r.body.id)).data;
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        h
-          .as(undefined)
-          .post(`/interactions/${r.body.id}/${token}/callback`, {
-            type: 4,
-            data: { content: `race ${i}` },
-          }),
+        h.as(undefined).post(`/interactions/${r.body.id}/${token}/callback`, {
+          type: 4,
+          data: { content: `race ${i}` },
+        }),
       ),
     );
     const statuses = answers.map((a) => a.status).sort();
@@ -437,12 +429,10 @@ dbDescribe('interactions (D64–D65)', () => {
     const r = await expectStatus(await run(), 202);
     const { token } = (await interactionOf(r.body.id)).data;
     await expectStatus(
-      await h
-        .as(undefined)
-        .post(`/interactions/${r.body.id}/${token}/callback`, {
-          type: 4,
-          data: { content: 'secret roll', flags: 1 },
-        }),
+      await h.as(undefined).post(`/interactions/${r.body.id}/${token}/callback`, {
+        type: 4,
+        data: { content: 'secret roll', flags: 1 },
+      }),
       204,
     );
     const created = people.of('MESSAGE_CREATE');
@@ -463,11 +453,9 @@ dbDescribe('interactions (D64–D65)', () => {
     expect(rows.map((x) => x.bots)).toEqual([',']);
     expect((await history()).some((m) => m.content.includes('secret roll'))).toBe(false);
     const edited = await expectStatus(
-      await h
-        .as(undefined)
-        .patch(`/webhooks/${w.bot.id}/${token}/messages/@original`, {
-          content: 'secret roll, edited',
-        }),
+      await h.as(undefined).patch(`/webhooks/${w.bot.id}/${token}/messages/@original`, {
+        content: 'secret roll, edited',
+      }),
       200,
     );
     expect(edited.body).toMatchObject({
@@ -542,12 +530,10 @@ dbDescribe('interactions (D64–D65)', () => {
     const { token } = (await interactionOf(r.body.id)).data;
     clock.advance(14 * 60 * 1000);
     await expectStatus(
-      await h
-        .as(undefined)
-        .post(`/interactions/${r.body.id}/${token}/callback`, {
-          type: 4,
-          data: { content: 'late' },
-        }),
+      await h.as(undefined).post(`/interactions/${r.body.id}/${token}/callback`, {
+        type: 4,
+        data: { content: 'late' },
+      }),
       204,
     );
     clock.advance(59 * 1000 + 999);
@@ -747,14 +733,12 @@ dbDescribe('interactions (D64–D65)', () => {
     expect(silent.body.choices).toEqual([]);
     // exactly one focused option, declared with autocomplete
     expectError(
-      await h
-        .as(w.human.token)
-        .post('/interactions', {
-          type: 4,
-          channelId: w.channelId,
-          commandId: rollId,
-          options: [{ name: 'label', value: 'a', focused: true }],
-        }),
+      await h.as(w.human.token).post('/interactions', {
+        type: 4,
+        channelId: w.channelId,
+        commandId: rollId,
+        options: [{ name: 'label', value: 'a', focused: true }],
+      }),
       400,
       'VALIDATION_ERROR',
     );
@@ -763,14 +747,12 @@ dbDescribe('interactions (D64–D65)', () => {
   it('D64: in a DM with the bot its global commands run; the reply is a DM message', async () => {
     const dm = await expectStatus(await h.as(w.human.token).post(`/users/${w.bot.userId}/dm`), 200);
     const r = await expectStatus(
-      await h
-        .as(w.human.token)
-        .post('/interactions', {
-          type: 2,
-          channelId: dm.body.channelId,
-          commandId: rollId,
-          options: [{ name: 'sides', value: 6 }],
-        }),
+      await h.as(w.human.token).post('/interactions', {
+        type: 2,
+        channelId: dm.body.channelId,
+        commandId: rollId,
+        options: [{ name: 'sides', value: 6 }],
+      }),
       202,
     );
     const it = (await interactionOf(r.body.id)).data;
@@ -778,12 +760,10 @@ dbDescribe('interactions (D64–D65)', () => {
     expect(it.member).toBeUndefined();
     people.clear();
     await expectStatus(
-      await h
-        .as(undefined)
-        .post(`/interactions/${r.body.id}/${it.token}/callback`, {
-          type: 4,
-          data: { content: 'dm roll' },
-        }),
+      await h.as(undefined).post(`/interactions/${r.body.id}/${it.token}/callback`, {
+        type: 4,
+        data: { content: 'dm roll' },
+      }),
       204,
     );
     expect(people.of('DM_MESSAGE_CREATE')[0]?.data).toMatchObject({

@@ -106,7 +106,7 @@ export async function setCommands(
     const gone = old.filter((r) => !keep.has(r.id)).map((r) => r.id);
     if (gone.length > 0) await trx.deleteFrom('app_commands').where('id', 'in', gone).execute();
     if (guildId !== null)
-      await auditCommandsUpdate(trx, d, { guildId, botUserId: p.userId, before: old, after: rows });
+      await auditCommandsUpdate(trx, d, p, { guildId, before: old, after: rows });
     return rows.map(commandView);
   });
 }
@@ -141,7 +141,7 @@ export async function deleteCommand(
     if (!row) throw notFound('command');
     await trx.deleteFrom('app_commands').where('id', '=', row.id).execute();
     if (guildId !== null)
-      await auditCommandsUpdate(trx, d, { guildId, botUserId: p.userId, before: [row], after: [] });
+      await auditCommandsUpdate(trx, d, p, { guildId, before: [row], after: [] });
   });
 }
 

@@ -1,32 +1,51 @@
 import type { Db } from '../../storage/db.js';
+import { writeAudit } from '../audit/audit.service.js';
+import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
+import { actorOf } from '../guilds/actor.js';
+import {
+  memberAccess,
+  requireNotTimedOut as refuseWhileTimedOut,
+} from '../permissions/access.service.js';
 
-/**
- * Hooks into work that lands from other branches (issue 23: D58 time-outs, D60 audit log). Each
- * is the one place this area calls; the merge fills them in.
- */
+/** Where commands meet D58 time-outs and the D60 audit log. */
 
 /**
  * D60: `COMMANDS_UPDATE` in the guild's audit log, written in the change's transaction (actor:
- * the bot's user). HOOK(issue-23): write the audit entry once domain/audit lands.
+ * the bot), with the declarations before and after.
  */
 export async function auditCommandsUpdate(
-  _trx: Db,
-  _d: Domain,
-  _e: {
+  trx: Db,
+  d: Domain,
+  bot: Principal,
+  e: {
     guildId: number;
-    botUserId: number;
     before: ReadonlyArray<{ id: number; decl: string }>;
     after: ReadonlyArray<{ id: number; decl: string }>;
   },
-): Promise<void> {}
+): Promise<void> {
+  const names = (rows: ReadonlyArray<{ decl: string }>) =>
+    rows.map((r) => (JSON.parse(r.decl) as { name?: string }).name ?? '?').sort();
+  await writeAudit(trx, d, actorOf(bot), {
+    guildId: e.guildId,
+    action: 'COMMANDS_UPDATE',
+    targetId: bot.userId,
+    changes: [{ key: 'commands', old: names(e.before), new: names(e.after) }],
+  });
+}
 
-/**
- * D58: a timed-out member cannot invoke commands or use components (403 TIMED_OUT).
- * HOOK(issue-23): call its time-out check once it lands.
- */
+/** D58: a timed-out member cannot invoke commands or use components (403 TIMED_OUT). */
 export async function requireNotTimedOut(
-  _d: Domain,
-  _guildId: number,
-  _userId: number,
-): Promise<void> {}
+  d: Domain,
+  guildId: number,
+  userId: number,
+): Promise<void> {
+  const g = await d.db
+    .selectFrom('guilds')
+    .select('owner_id')
+    .where('id', '=', guildId)
+    .executeTakeFirst();
+  if (!g) return;
+  const access = await memberAccess(d, guildId, Number(g.owner_id), userId);
+  if (access) refuseWhileTimedOut(d, access);
+}

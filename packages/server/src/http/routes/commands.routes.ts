@@ -61,12 +61,7 @@ export const commandRoutes: ApiPlugin = async (app, { deps }) => {
         },
       },
       async (req, reply) => {
-        await deleteCommand(
-          d,
-          principalOf(req),
-          guildOf(req.params),
-          Number((req.params).commandId),
-        );
+        await deleteCommand(d, principalOf(req), guildOf(req.params), Number(req.params.commandId));
         return reply.code(204).send(null);
       },
     );
