@@ -152,7 +152,8 @@ dbDescribe('interactions (D64–D65)', () => {
     expect(r.body).toEqual({ id: expect.any(Number) });
     const it = await interactionOf(r.body.id);
     expect(it.bots).toBe(`,${w.bot.id},`);
-    expect(JSON.parse(it.audience ?? 'null')).toEqual({ kind: 'users', userIds: [] });
+    // no people's audience at all: the interaction is the bot's alone (as D71's bots-only events)
+    expect(it.audience).toBeNull();
     expect(it.data).toMatchObject({
       id: r.body.id,
       token: expect.stringMatching(/^pit_/),

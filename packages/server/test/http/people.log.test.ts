@@ -96,11 +96,11 @@ dbDescribe("people's events across nodes through the event log (D72)", () => {
     const mine = rows.filter((r) => r.data.includes('logged once'));
     expect(mine).toHaveLength(1);
     expect(mine[0]?.bots).toBe(',');
-    expect(JSON.parse(mine[0]?.audience ?? 'null')).toEqual({
-      kind: 'channel',
-      guildId: w.guildId,
-      channelId: w.channelId,
-    });
+    // D70 (revises this test's channel-wide audience): a channel's events go to the members who
+    // can see it, named one by one.
+    const audience = JSON.parse(mine[0]?.audience ?? 'null');
+    expect(audience.kind).toBe('users');
+    expect(audience.userIds).toEqual(expect.arrayContaining([w.owner.id, w.human.id]));
   });
 
   it('a rolled-back change logs nothing and tells nobody', async () => {

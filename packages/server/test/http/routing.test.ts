@@ -59,16 +59,17 @@ dbDescribe('routing: 404 and 405 (D2)', () => {
 
   it('a wrong method on a known path → 405 with the methods that exist in Allow', async () => {
     const cases: Array<[Method, string, string[], 'bot' | 'admin' | 'none']> = [
-      ['POST', '/api/v1/bot/me', ['GET', 'HEAD'], 'bot'],
-      ['PUT', '/api/v1/bot/me', ['GET', 'HEAD'], 'bot'],
-      ['DELETE', '/api/v1/bot/me', ['GET', 'HEAD'], 'bot'],
+      ['POST', '/api/v1/bot/me', ['GET', 'HEAD', 'PATCH'], 'bot'], // D63 adds PATCH
+      ['PUT', '/api/v1/bot/me', ['GET', 'HEAD', 'PATCH'], 'bot'], // D63 adds PATCH
+      ['DELETE', '/api/v1/bot/me', ['GET', 'HEAD', 'PATCH'], 'bot'], // D63 adds PATCH
       ['PATCH', `/api/v1/channels/${w.channelId}/messages`, ['GET', 'HEAD', 'POST'], 'bot'],
       ['DELETE', `/api/v1/channels/${w.channelId}/messages`, ['GET', 'HEAD', 'POST'], 'bot'],
       ['GET', `/api/v1/channels/${w.channelId}/messages/${msgId}`, ['DELETE', 'PUT'], 'bot'],
       ['POST', `/api/v1/channels/${w.channelId}/messages/${msgId}`, ['DELETE', 'PUT'], 'bot'],
-      ['PUT', `/api/v1/channels/${w.channelId}`, ['GET', 'HEAD'], 'bot'],
+      // D59: a bot with MANAGE_CHANNELS edits and deletes channels under /api/v1
+      ['PUT', `/api/v1/channels/${w.channelId}`, ['DELETE', 'GET', 'HEAD', 'PATCH'], 'bot'],
       ['POST', `/api/v1/guilds/${w.guildId}/members`, ['GET', 'HEAD'], 'bot'],
-      ['DELETE', `/api/v1/guilds/${w.guildId}/members/${w.human.id}`, ['GET', 'HEAD'], 'bot'],
+      // (DELETE …/members/:id is a route since D59: a bot with KICK_MEMBERS kicks)
       ['GET', `/api/v1/users/${w.human.id}/dm`, ['POST'], 'bot'],
       ['PATCH', '/api/v1/dm/channels/1/messages/2', ['DELETE', 'PUT'], 'bot'],
       // The path's shape decides, not whether its ids are valid or exist.
@@ -99,7 +100,8 @@ dbDescribe('routing: 404 and 405 (D2)', () => {
       ['GET', '/API/V1/BOT/ME', 'bot'],
       ['POST', '/api/v1/channels', 'bot'],
       ['GET', `/api/v1/channels/${w.channelId}/messages/${msgId}/reactions`, 'bot'],
-      ['GET', `/api/v1/guilds/${w.guildId}`, 'bot'],
+      // D59 made GET /api/v1/guilds/:id a bot's route; a path under it that no route has:
+      ['GET', `/api/v1/guilds/${w.guildId}/nope`, 'bot'],
       ['GET', '/api/v1/dm/channels/1', 'bot'],
       ['DELETE', '/api/v1/users/1', 'bot'],
       ['GET', '/admin/v1/nope', 'admin'],

@@ -5,8 +5,13 @@ import { parseBotEvents } from '../views.js';
 
 const EIGHT: ReadonlySet<string> = new Set(EVENT_TYPES);
 
-/** D56/D63: a type every recipient bot receives (D34's eight), whatever it subscribed to. */
-export const isBaseType = (type: string): boolean => EIGHT.has(type);
+/**
+ * D56/D63: a type every recipient bot receives (D34's eight), whatever it subscribed to — and
+ * D65's INTERACTION_CREATE, which goes only to the one bot it is for, regardless of its
+ * subscription.
+ */
+export const isBaseType = (type: string): boolean =>
+  EIGHT.has(type) || type === 'INTERACTION_CREATE';
 
 /**
  * D63: which bots subscribed to which types beyond D34's eight. Few bots subscribe; the whole
