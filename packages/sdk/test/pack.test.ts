@@ -59,7 +59,7 @@ console.log('online as ' + bot.me.name + ' ' + (typeof ParleyError));
 `;
 
 // Nothing of Node's own: the default tsconfig lists no `types`, so @types/node is not loaded.
-const BOT_TS = `import { Bot, ParleyError, verifyWebhook, type Message, type EventEnvelope } from '@parley/sdk';
+const BOT_TS = `import { Bot, ParleyError, verifyWebhook, type Message, type BotEventEnvelope } from '@parley/sdk';
 
 const bot = new Bot({ token: 'the-token', url: 'http://127.0.0.1:8080' });
 bot.on('MESSAGE_CREATE', async (m: Message, b: Bot) => {
@@ -73,7 +73,7 @@ try {
 } catch (err) {
   if (err instanceof ParleyError) console.error(err.code, err.status);
 }
-const e: EventEnvelope = verifyWebhook('whsec_x', '{}', { 'webhook-id': 'a' });
+const e: BotEventEnvelope = verifyWebhook('whsec_x', '{}', { 'webhook-id': 'a' });
 // @ts-expect-error a channel id is a number
 await bot.rest.messages.send('general', 'hi');
 export { e };
