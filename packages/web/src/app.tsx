@@ -381,7 +381,13 @@ function Shell() {
           </button>
           <h1 class="title">{title}</h1>
           {channel?.topic && <p class="topic muted">{channel.topic}</p>}
-          {channel && <NotifyMenu target={{ channelId: channel.id }} name={`#${channel.name}`} />}
+          {channel && (
+            <NotifyMenu
+              target={{ channelId: channel.id }}
+              inherit={{ guildId: channel.guildId }}
+              name={`#${channel.name}`}
+            />
+          )}
           {guild && gChan && (
             <button
               type="button"
