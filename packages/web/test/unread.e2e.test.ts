@@ -214,6 +214,15 @@ describe.skipIf(!chromiumAvailable())(
           { timeout: TIMEOUT },
         )
         .toEqual([{ guildId, level: 'all', muteUntil: null }]);
+      // #general has no setting of its own: its menu shows the guild's level
+      await page.getByRole('button', { name: 'Notifications for #general' }).click();
+      const chMenu = page.getByRole('menu', { name: 'Notifications for #general' });
+      await expect
+        .poll(() =>
+          chMenu.getByRole('menuitemradio', { name: 'All messages' }).getAttribute('aria-checked'),
+        )
+        .toBe('true');
+      await page.keyboard.press('Escape');
       await bell.click();
       await menu.getByRole('menuitem', { name: 'Mute for 1 hour' }).click();
       await expect
