@@ -183,7 +183,14 @@ export type MemberUser = Static<typeof MemberUser>;
 
 /** D20: list entries {user, joinedAt}; the single read adds roles (without @everyone). */
 export const MemberSummary = Type.Object(
-  { user: MemberUser, joinedAt: Timestamp },
+  {
+    user: MemberUser,
+    joinedAt: Timestamp,
+    /** D56/D58: only with `?withRoles=true` — the member's role ids (ascending) */
+    roles: Type.Optional(Type.Array(Id)),
+    /** D56/D58: only with `?withRoles=true`, and only while the member is timed out */
+    timeoutUntil: Type.Optional(Timestamp),
+  },
   { title: 'MemberSummary', additionalProperties: false },
 );
 export type MemberSummary = Static<typeof MemberSummary>;
