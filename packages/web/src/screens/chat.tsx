@@ -19,11 +19,14 @@ import { Avatar, Dialog } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { NO_NAMES, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
+import { ADMIN_BITS, holds, nameColor, nameColors } from '../lib/permissions.js';
 import { Composer } from './composer.js';
+import { MemberActions } from './member-menu.js';
 import { MessageList, type ViewerInfo } from './messages.js';
 
+/** D57/D59: any right of guild administration — the guild's settings are worth opening. */
 export const isAdmin = (g: Guild): boolean =>
-  (g.myPermissions & Permission.ADMINISTRATOR) !== 0 || g.ownerId === me.value?.id;
+  (g.myPermissions & ADMIN_BITS) !== 0 || g.ownerId === me.value?.id;
 
 /** D21: open (or find) the DM with someone, then go there. */
 export async function openDm(userId: number): Promise<void> {
@@ -115,8 +118,10 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
     () => ({
       bots: new Set(guild.bots),
       avatars: new Map((list ?? []).map((m) => [m.user.id, m.user.avatar])),
-      moderator: isAdmin(guild),
+      // D59: moderation deletes with MANAGE_MESSAGES (ADMINISTRATOR and the owner hold it)
+      moderator: holds(guild, Permission.MANAGE_MESSAGES),
       names: guildNames(guild, list ?? []),
+      nameColors: nameColors(guild, list ?? []),
     }),
     [guild, list],
   );
@@ -210,6 +215,7 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
   const [open, setOpen] = useState(false);
   const online = isOnline(m.user.id);
   const bot = guild.bots.includes(m.user.id);
+  const color = nameColor(guild, m.roles); // D58: the top coloured role
   return (
     <li>
       <button type="button" class="member" onClick={() => setOpen(true)}>
@@ -221,7 +227,9 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
             aria-label={online ? 'online' : 'offline'}
           />
         </span>
-        <span class="member-name">{m.user.name}</span>
+        <span class="member-name" style={color ? { color } : undefined}>
+          {m.user.name}
+        </span>
         {bot && <span class="tag">BOT</span>}
         {m.user.id === guild.ownerId && <span class="muted small">owner</span>}
       </button>
@@ -259,6 +267,7 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
             </button>
           )}
         </div>
+        <MemberActions guild={guild} member={m} />
       </Dialog>
     </li>
   );

@@ -24,7 +24,14 @@ export interface ViewerInfo {
   moderator: boolean;
   /** how mentions read (D62) */
   names: MentionNames;
+  /** D58: authors' name colours (their top coloured role), when known */
+  nameColors?: ReadonlyMap<number, string>;
 }
+
+const authorStyle = (info: ViewerInfo, id: number) => {
+  const color = info.nameColors?.get(id);
+  return color === undefined ? undefined : { color };
+};
 
 const media = (content: string): 'image' | 'audio' | 'video' | null => {
   // D15/D23: uploads are {cdn_url}/files/<id>/<name> on this origin; msgType is not echoed, so
@@ -312,7 +319,9 @@ function Item(props: {
         )}
         {!props.compact && (
           <div class="msg-head">
-            <span class="author">{m.author.name}</span>
+            <span class="author" style={authorStyle(info, m.author.id)}>
+              {m.author.name}
+            </span>
             {info.bots.has(m.author.id) && <span class="tag">BOT</span>}
             <time
               class="muted small"

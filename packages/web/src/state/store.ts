@@ -1,4 +1,5 @@
 import { computed, signal } from '@preact/signals';
+import { formerNames } from './names.js';
 import { ApiError, get, post, put, sessionLost } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 import { Gateway } from '../lib/gateway.js';
@@ -174,7 +175,7 @@ export function loadMembers(guildId: number, force = false): Promise<void> {
     let after = 0;
     for (let i = 0; i < 10; i++) {
       const page = await get<{ members: MemberSummary[]; hasMore: boolean }>(
-        `/api/v1/guilds/${guildId}/members?limit=1000${after ? `&after=${after}` : ''}`,
+        `/api/v1/guilds/${guildId}/members?limit=1000&withRoles=true${after ? `&after=${after}` : ''}`,
       );
       all.push(...page.members);
       const last = page.members[page.members.length - 1];
@@ -245,6 +246,9 @@ export function applyEvent(t: string, data: unknown): void {
       break;
     case 'GUILD_DELETE':
       memberLoads.delete(e.d.id);
+      break;
+    case 'GUILD_MEMBER_REMOVE':
+      formerNames.set(e.d.user.id, e.d.user.name); // the audit log still names them
       break;
     case 'CHANNEL_DELETE':
       logs.delete(e.d.id);
