@@ -30,7 +30,14 @@ export const AUDIT_ACTIONS: Record<string, string> = {
   INVITE_DELETE: 'Deleted an invite',
   BOT_ADD: 'Added a bot',
   COMMANDS_UPDATE: "Changed a bot's commands",
+  OPERATOR_CHANGE: 'Changed (server operator)',
 };
+
+/** D58: a reorder is one ROLE_UPDATE on the guild whose changes are `position:<roleId>`. */
+const isReorder = (e: AuditEntry): boolean =>
+  e.action === 'ROLE_UPDATE' &&
+  e.changes.length > 0 &&
+  e.changes.every((c) => c.key.startsWith('position:'));
 
 const MEMBER_TARGETS = new Set([
   'MEMBER_ROLE_UPDATE',
@@ -94,8 +101,23 @@ export function AuditLog({ guild }: { guild: Guild }) {
     const m = list?.find((x) => x.user.id === id);
     return m?.user.name ?? formerNames.get(id) ?? `a former member (${id})`;
   };
+  const roleName = (id: number): string =>
+    id === guild.id
+      ? '@everyone'
+      : (guild.roles.find((r) => r.id === id)?.name ?? 'a deleted role');
+  /** A change's key and values as a person reads them (role ids by name). */
+  const change = (c: AuditEntry['changes'][number]): [string, string, string] => {
+    if (c.key.startsWith('position:'))
+      return [roleName(Number(c.key.slice(9))), show(c.old), show(c.new)];
+    if (c.key === 'roles') {
+      const names = (v: unknown) =>
+        Array.isArray(v) ? v.map((id) => roleName(Number(id))).join(', ') || 'none' : show(v);
+      return ['roles', names(c.old), names(c.new)];
+    }
+    return [c.key, show(c.old), show(c.new)];
+  };
   const target = (e: AuditEntry): string => {
-    if (e.targetId === null) return '';
+    if (e.targetId === null || isReorder(e)) return '';
     if (MEMBER_TARGETS.has(e.action)) return userName(e.targetId);
     const role = guild.roles.find((r) => r.id === e.targetId);
     if (role) return role.id === guild.id ? '@everyone' : role.name;
@@ -110,7 +132,11 @@ export function AuditLog({ guild }: { guild: Guild }) {
       <div class="audit-filters">
         <label class="inline">
           <span>Action</span>
-          <select value={action} onChange={(e) => setAction(e.currentTarget.value)}>
+          <select
+            aria-label="Filter by action"
+            value={action}
+            onChange={(e) => setAction(e.currentTarget.value)}
+          >
             <option value="">All actions</option>
             {Object.entries(AUDIT_ACTIONS).map(([k, l]) => (
               <option key={k} value={k}>
@@ -121,7 +147,11 @@ export function AuditLog({ guild }: { guild: Guild }) {
         </label>
         <label class="inline">
           <span>By</span>
-          <select value={actor} onChange={(e) => setActor(e.currentTarget.value)}>
+          <select
+            aria-label="Filter by who did it"
+            value={actor}
+            onChange={(e) => setActor(e.currentTarget.value)}
+          >
             <option value="">Anyone</option>
             {(list ?? []).map((m) => (
               <option key={m.user.id} value={String(m.user.id)}>
@@ -152,7 +182,9 @@ export function AuditLog({ guild }: { guild: Guild }) {
                 <div>
                   <strong>{userName(e.actorId)}</strong>
                   {e.actorType === 'bot' && <span class="tag">BOT</span>}{' '}
-                  <span class="audit-what">{AUDIT_ACTIONS[e.action] ?? e.action}</span>{' '}
+                  <span class="audit-what">
+                    {isReorder(e) ? 'Reordered roles' : (AUDIT_ACTIONS[e.action] ?? e.action)}
+                  </span>{' '}
                   {target(e) && <span class="audit-target">{target(e)}</span>}
                 </div>
                 {e.reason !== null && <div class="audit-reason">Reason: {e.reason}</div>}
@@ -160,12 +192,13 @@ export function AuditLog({ guild }: { guild: Guild }) {
                   <ul class="audit-changes small muted">
                     {e.changes.map((c, i) => (
                       <li key={i}>
-                        {c.key}:{' '}
                         {c.key === 'color' && typeof c.new === 'number' ? (
-                          <span style={{ color: hex(c.new) }}>{hex(c.new)}</span>
+                          <>
+                            colour: <span style={{ color: hex(c.new) }}>{hex(c.new)}</span>
+                          </>
                         ) : (
                           <>
-                            {show(c.old)} → {show(c.new)}
+                            {change(c)[0]}: {change(c)[1]} → {change(c)[2]}
                           </>
                         )}
                       </li>

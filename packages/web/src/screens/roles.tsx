@@ -1,5 +1,6 @@
 import { Permission } from '@parley/protocol';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import '../ui/moderation.css';
 import { del, patch, post } from '../lib/api.js';
 import {
   explain,
@@ -10,7 +11,7 @@ import {
   rankOf,
 } from '../lib/permissions.js';
 import type { Guild, MemberSummary, Role } from '../lib/types.js';
-import { me, members, refreshGuild } from '../state/store.js';
+import { loadMembers, me, members, refreshGuild } from '../state/store.js';
 import { Confirm, Field, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 
@@ -202,6 +203,9 @@ export function Roles({ guild }: { guild: Guild }) {
     Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.READ_MESSAGE_HISTORY,
   );
   const [refused, setRefused] = useState<string | null>(null);
+  useEffect(() => {
+    void loadMembers(guild.id).catch(() => {});
+  }, [guild.id]);
   const mine = myRank(guild, members.value.get(guild.id));
   // Highest first, as they rank; @everyone last.
   const ordered = [...guild.roles].sort((a, b) => b.position - a.position);
