@@ -158,6 +158,67 @@ describe.skipIf(!chromiumAvailable())('moderation in a real browser (issue 23)',
   });
 
   it(
+    "the owner edits a role's colour and mentionable, and a channel's permissions per role (allow/neutral/deny)",
+    { timeout: 120_000 },
+    async () => {
+      const { page } = olivia;
+      await page.getByText('Edit helpers').click();
+      await page.getByLabel('Colour of helpers').fill('#8e44ad');
+      await page
+        .locator(`li.admin-row.role[data-role="${roles['helpers']}"]`)
+        .getByText('Anyone may @mention it')
+        .click();
+      await page.getByRole('button', { name: 'Save helpers' }).click();
+      await expect
+        .poll(
+          async () =>
+            (
+              (await callOk(
+                origin,
+                'GET',
+                `/api/v1/guilds/${guildId}/roles`,
+                tokens['olivia'],
+              )) as {
+                roles: Array<{ name: string; color: number | null; mentionable: boolean }>;
+              }
+            ).roles.find((r) => r.name === 'helpers'),
+          { timeout: TIMEOUT },
+        )
+        .toMatchObject({ color: 0x8e44ad, mentionable: true });
+
+      await page.getByRole('tab', { name: 'Channels' }).click();
+      await page.getByRole('button', { name: 'Permissions of #general' }).click();
+      const dialog = page.locator('dialog[open]');
+      await dialog.getByLabel('Role to edit').selectOption({ label: 'regulars' });
+      await dialog.getByRole('radiogroup', { name: 'Attach files' }).getByLabel('Deny').check();
+      await dialog.getByRole('radiogroup', { name: 'Manage messages' }).getByLabel('Allow').check();
+      await shot(page, 'moderation-02b-channel-permissions', 1100);
+      await dialog.getByRole('button', { name: 'Save for regulars' }).click();
+      const overwrites = async () =>
+        (await callOk(origin, 'GET', `/api/v1/channels/${general}/overwrites`, tokens['olivia']))
+          .overwrites;
+      await expect.poll(overwrites, { timeout: TIMEOUT }).toEqual([
+        {
+          channelId: general,
+          roleId: roles['regulars'],
+          allow: Permission.MANAGE_MESSAGES,
+          deny: Permission.ATTACH_FILES,
+        },
+      ]);
+      await dialog.getByText('Roles with an overwrite: regulars').waitFor({ timeout: TIMEOUT });
+      // back to neutral: the role's own permissions decide again
+      await dialog
+        .getByRole('radiogroup', { name: 'Manage messages' })
+        .getByLabel('Neutral')
+        .check();
+      await dialog.getByRole('button', { name: 'Save for regulars' }).click();
+      await expect.poll(async () => (await overwrites())[0].allow, { timeout: TIMEOUT }).toBe(0);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      await page.getByRole('tab', { name: 'Roles' }).click();
+    },
+  );
+
+  it(
     'names are coloured by their top role; the member menu shows only what the moderator may do',
     { timeout: 120_000 },
     async () => {
@@ -241,6 +302,7 @@ describe.skipIf(!chromiumAvailable())('moderation in a real browser (issue 23)',
       const timeout = page.locator('li.audit-entry[data-action="MEMBER_TIMEOUT"]');
       expect(await timeout.innerText()).toContain('Reason: spamming links');
       expect(await timeout.innerText()).toMatch(/mona[\s\S]*Timed a member out[\s\S]*max/);
+      expect(await page.getByText('Reordered roles').count()).toBe(1);
       await shot(page, 'moderation-07-audit-log', 1000);
 
       await page.getByLabel('Filter by action').selectOption('MEMBER_KICK');

@@ -58,7 +58,11 @@ export function ChannelPermissions(props: { guild: Guild; channelId: number }) {
       </p>
       <label class="inline">
         <span>Role</span>
-        <select value={String(roleId)} onChange={(e) => setRoleId(Number(e.currentTarget.value))}>
+        <select
+          aria-label="Role to edit"
+          value={String(roleId)}
+          onChange={(e) => setRoleId(Number(e.currentTarget.value))}
+        >
           {roles.map((r) => (
             <option key={r.id} value={String(r.id)}>
               {r.name}
