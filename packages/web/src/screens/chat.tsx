@@ -20,6 +20,7 @@ import { Icon } from '../ui/icons.js';
 import { NO_NAMES, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
 import { Composer } from './composer.js';
+import { guildMentionSource } from './mention-autocomplete.js';
 import { MessageList, type ViewerInfo } from './messages.js';
 
 export const isAdmin = (g: Guild): boolean =>
@@ -111,13 +112,22 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   const log = channelLog(props.channelId, 'guild');
   const list = members.value.get(guild.id);
   if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
+  // D57: what the reader may do with messages here (the owner and ADMINISTRATOR hold every bit)
+  const may = (bit: number) => isAdmin(guild) || (guild.myPermissions & bit) !== 0;
   const info = useMemo<ViewerInfo>(
     () => ({
       bots: new Set(guild.bots),
       avatars: new Map((list ?? []).map((m) => [m.user.id, m.user.avatar])),
       moderator: isAdmin(guild),
       names: guildNames(guild, list ?? []),
+      canReact: may(Permission.ADD_REACTIONS),
+      canPin: may(Permission.MANAGE_MESSAGES),
+      canReply: may(Permission.SEND_MESSAGES),
     }),
+    [guild, list],
+  );
+  const mentionSource = useMemo(
+    () => guildMentionSource(guild, list ?? [], may(Permission.MENTION_EVERYONE)),
     [guild, list],
   );
   const uploader = useRef<((f: File[]) => void) | null>(null);
@@ -134,6 +144,8 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
         placeholder={`Message #${channel.name}`}
         disabled={canSend ? undefined : 'You cannot send messages in this channel.'}
         uploadRef={uploader}
+        mentions={mentionSource}
+        nameOf={(id) => info.names.user(id)}
         onTyping={() => {
           // D51: one typing call per 6 s of typing at most (it shows for 8 s).
           if (Date.now() - lastTyping.current < 6000) return;
@@ -167,6 +179,16 @@ export function DmView({ channelId }: { channelId: number }) {
         channel: channelName,
         meId: me.value?.id,
       },
+      canPin: true, // D63: either party of a DM pins
+    }),
+    [dm],
+  );
+  const mentionSource = useMemo(
+    () => ({
+      people: [...(dm ? [dm.recipient] : []), ...(me.value ? [me.value] : [])],
+      roles: [],
+      channels: [],
+      everyone: false,
     }),
     [dm],
   );
@@ -180,6 +202,8 @@ export function DmView({ channelId }: { channelId: number }) {
         log={log}
         placeholder={`Message ${name}`}
         uploadRef={uploader}
+        mentions={mentionSource}
+        nameOf={(id) => info.names.user(id)}
         onTyping={() => {
           if (Date.now() - lastTyping.current < 6000) return;
           lastTyping.current = Date.now();
