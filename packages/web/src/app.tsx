@@ -6,7 +6,7 @@ import { match, navigate, onLinkClick, path } from './lib/router.js';
 import type { Guild, User } from './lib/types.js';
 import { Invite, Login, Register } from './screens/auth.js';
 import { BotDetail, BotsPage } from './screens/bots.js';
-import { ChannelView, DmView, Empty, isAdmin, MembersPanel } from './screens/chat.js';
+import { ChannelView, DmView, Empty, guildNames, isAdmin, MembersPanel } from './screens/chat.js';
 import { CreateGuild, GuildAdmin } from './screens/guild-admin.js';
 import { SettingsPage } from './screens/settings.js';
 import { PinsButton } from './screens/pins-panel.js';
@@ -18,6 +18,7 @@ import {
   logout,
   lostGuild,
   me,
+  members,
   startSession,
   synced,
   unread,
@@ -376,6 +377,7 @@ function Shell() {
               channelId={channel.id}
               kind="guild"
               canPin={isAdmin(guild) || (guild.myPermissions & Permission.MANAGE_MESSAGES) !== 0}
+              names={guildNames(guild, members.value.get(guild.id) ?? [])}
             />
           )}
           {dmChan && (

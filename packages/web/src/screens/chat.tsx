@@ -89,7 +89,7 @@ const channelName = (id: number): string | undefined => {
 };
 
 /** D62: how mentions read in a guild: its members, its roles, the channels I can see. */
-function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
+export function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
   const users = new Map(list.map((m) => [m.user.id, m.user.name]));
   const roles = new Map(
     guild.roles.map((r) => [
@@ -145,7 +145,7 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
         disabled={canSend ? undefined : 'You cannot send messages in this channel.'}
         uploadRef={uploader}
         mentions={mentionSource}
-        nameOf={(id) => info.names.user(id)}
+        names={info.names}
         onTyping={() => {
           // D51: one typing call per 6 s of typing at most (it shows for 8 s).
           if (Date.now() - lastTyping.current < 6000) return;
@@ -203,7 +203,7 @@ export function DmView({ channelId }: { channelId: number }) {
         placeholder={`Message ${name}`}
         uploadRef={uploader}
         mentions={mentionSource}
-        nameOf={(id) => info.names.user(id)}
+        names={info.names}
         onTyping={() => {
           if (Date.now() - lastTyping.current < 6000) return;
           lastTyping.current = Date.now();

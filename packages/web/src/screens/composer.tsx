@@ -4,6 +4,7 @@ import { describe, post, upload } from '../lib/api.js';
 import type { Message } from '../lib/types.js';
 import { me, type ChannelLog } from '../state/store.js';
 import { Icon } from '../ui/icons.js';
+import type { MentionNames } from '../ui/markdown.js';
 import { AttachmentTray, MAX_ATTACHMENTS, useTray } from './attachment-tray.js';
 import { cancelReply, editingId, replyingTo } from './compose-state.js';
 import { useMentionAutocomplete, type MentionSource } from './mention-autocomplete.js';
@@ -27,8 +28,8 @@ export function Composer(props: {
   uploadRef?: { current: ((files: File[]) => void) | null };
   /** who and what `@` and `#` offer (D62) */
   mentions?: MentionSource | undefined;
-  /** a user id's name, for the reply bar */
-  nameOf?: ((id: number) => string | undefined) | undefined;
+  /** how mentions read, for the reply bar (D62) */
+  names?: MentionNames | undefined;
 }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -113,7 +114,11 @@ export function Composer(props: {
         </p>
       )}
       {replying && (
-        <ReplyBar m={replying} name={props.nameOf?.(replying.author.id) ?? replying.author.name} />
+        <ReplyBar
+          m={replying}
+          name={props.names?.user(replying.author.id) ?? replying.author.name}
+          {...(props.names ? { names: props.names } : {})}
+        />
       )}
       <AttachmentTray
         files={tray.files}

@@ -7,7 +7,7 @@ import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
-import { editingId } from './compose-state.js';
+import { editingId, previewText } from './compose-state.js';
 import { MessageMenu } from './message-menu.js';
 import { Reactions } from './reaction-picker.js';
 
@@ -87,7 +87,7 @@ const mentionsMe = (m: Message): boolean =>
 /** D61: the message a reply answers, above it (null: it was deleted). */
 function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: MentionNames }) {
   if (!ref_) return <div class="reply-to muted small">Original message was deleted</div>;
-  const text = ref_.content || (ref_.attachments ? 'Attachment' : ref_.embeds ? 'Embed' : '');
+  const text = previewText(ref_, names);
   return (
     <button
       type="button"
@@ -101,7 +101,7 @@ function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: M
       }}
     >
       <span class="author">@{names.user(ref_.author.id) ?? ref_.author.name}</span>{' '}
-      <span class="reply-text">{text.length > 120 ? `${text.slice(0, 120)}…` : text}</span>
+      <span class="reply-text">{text}</span>
     </button>
   );
 }
