@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Icon } from '../ui/icons.js';
 
 /**
@@ -20,9 +20,12 @@ let nextKey = 1;
 
 export function useTray() {
   const [files, setFiles] = useState<Pending[]>([]);
+  // the previews still held when the composer goes away (another channel) are freed
+  const held = useRef<Pending[]>([]);
+  held.current = files;
   useEffect(
     () => () => {
-      for (const p of files) if (p.preview) URL.revokeObjectURL(p.preview);
+      for (const p of held.current) if (p.preview) URL.revokeObjectURL(p.preview);
     },
     [],
   );

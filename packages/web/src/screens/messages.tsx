@@ -328,13 +328,16 @@ function Item(props: {
       </div>
       {!editing && (
         <div class="msg-actions">
-          <MessageMenu
-            m={m}
-            log={props.log}
-            canReact={info.canReact ?? true}
-            canPin={info.canPin ?? false}
-            canReply={info.canReply ?? true}
-          />
+          {/* D65: an ephemeral message (flags 1) is not stored: nothing to reply to, react to or pin */}
+          {((m.flags ?? 0) & 1) === 0 && (
+            <MessageMenu
+              m={m}
+              log={props.log}
+              canReact={info.canReact ?? true}
+              canPin={info.canPin ?? false}
+              canReply={info.canReply ?? true}
+            />
+          )}
           {mine && !media(m.content) && (
             <button
               type="button"
