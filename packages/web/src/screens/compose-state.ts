@@ -2,7 +2,6 @@ import { effect, signal } from '@preact/signals';
 import './conversation.css';
 import type { Message } from '../lib/types.js';
 import { me } from '../state/store.js';
-import type { MentionNames } from '../ui/markdown.js';
 
 /**
  * What the composer and the message list share beyond the store (issue #24): the message a
@@ -35,24 +34,3 @@ effect(() => {
   replyingTo.value = new Map();
   editingId.value = null;
 });
-
-/**
- * A message's text for a one-line preview (the reply bar, the replied-to line): mentions as the
- * names they show (D62), lines joined, cut at `max` characters.
- */
-export function previewText(
-  m: Pick<Message, 'content' | 'attachments' | 'embeds'>,
-  names: Pick<MentionNames, 'user' | 'role' | 'channel'>,
-  max = 120,
-): string {
-  const raw = m.content || (m.attachments ? 'Attachment' : m.embeds ? 'Embed' : '');
-  const text = raw
-    .replace(/<@!?(\d{1,20})>/g, (_, id: string) => `@${names.user(Number(id)) ?? 'unknown-user'}`)
-    .replace(
-      /<@&(\d{1,20})>/g,
-      (_, id: string) => `@${names.role(Number(id))?.name ?? 'deleted-role'}`,
-    )
-    .replace(/<#(\d{1,20})>/g, (_, id: string) => `#${names.channel(Number(id)) ?? 'unknown'}`)
-    .replace(/\s*\n\s*/g, ' ');
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}

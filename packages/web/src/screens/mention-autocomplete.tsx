@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { Guild, MemberSummary } from '../lib/types.js';
+import type { Guild, MemberSummary, Message } from '../lib/types.js';
+import type { MentionNames } from '../ui/markdown.js';
 
 /**
  * D61/D62 mention autocomplete: `@` offers people, roles that may be mentioned and — with
@@ -184,4 +185,25 @@ export function guildMentionSource(
     channels: guild.channels,
     everyone: canEveryone,
   };
+}
+
+/**
+ * A message's text for a one-line preview (the reply bar, the replied-to line): mentions as the
+ * names they show (D62), lines joined, cut at `max` characters.
+ */
+export function previewText(
+  m: Pick<Message, 'content' | 'attachments' | 'embeds'>,
+  names: Pick<MentionNames, 'user' | 'role' | 'channel'>,
+  max = 120,
+): string {
+  const raw = m.content || (m.attachments ? 'Attachment' : m.embeds ? 'Embed' : '');
+  const text = raw
+    .replace(/<@!?(\d{1,20})>/g, (_, id: string) => `@${names.user(Number(id)) ?? 'unknown-user'}`)
+    .replace(
+      /<@&(\d{1,20})>/g,
+      (_, id: string) => `@${names.role(Number(id))?.name ?? 'deleted-role'}`,
+    )
+    .replace(/<#(\d{1,20})>/g, (_, id: string) => `#${names.channel(Number(id)) ?? 'unknown'}`)
+    .replace(/\s*\n\s*/g, ' ');
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

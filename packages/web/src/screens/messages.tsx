@@ -7,7 +7,8 @@ import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
-import { editingId, previewText } from './compose-state.js';
+import { editingId } from './compose-state.js';
+import { previewText } from './mention-autocomplete.js';
 import { MessageMenu } from './message-menu.js';
 import { Reactions } from './reaction-picker.js';
 

@@ -1,7 +1,8 @@
 import type { Message } from '../lib/types.js';
 import { Icon } from '../ui/icons.js';
 import type { MentionNames } from '../ui/markdown.js';
-import { cancelReply, previewText } from './compose-state.js';
+import { cancelReply } from './compose-state.js';
+import { previewText } from './mention-autocomplete.js';
 
 /**
  * D61: the quote bar above the composer while a reply is being written — whose message and
