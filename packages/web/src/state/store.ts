@@ -36,6 +36,9 @@ export const members = computed(() => state.value.members);
 export const lostGuild = computed(() => state.value.lostGuild);
 export const synced = computed(() => state.value.synced);
 
+/** D63: CHANNEL_PINS_UPDATE counts per channel, so an open pins panel reads them again */
+export const pinsChanged = signal<ReadonlyMap<number, number>>(new Map());
+
 export const guildList = computed(() => [...guilds.value.values()]);
 
 export function unread(channelId: number): boolean {
@@ -260,6 +263,11 @@ export function applyEvent(t: string, data: unknown): void {
     case 'GUILD_MEMBER_UPDATE':
       if (e.d.user.id === before.me?.id) refreshGuildSoon(e.d.guildId);
       break;
+    case 'CHANNEL_PINS_UPDATE': {
+      const id = e.d.channelId;
+      pinsChanged.value = new Map(pinsChanged.value).set(id, (pinsChanged.value.get(id) ?? 0) + 1);
+      break;
+    }
     case 'TYPING_START': {
       const channelId = e.d.channelId;
       setTimeout(
@@ -287,6 +295,7 @@ export function startSession(user: User): void {
 export function endSession(): void {
   gateway.stop();
   dispatch({ type: 'LOGOUT', d: null });
+  pinsChanged.value = new Map();
   logs.clear();
   memberLoads.clear();
   for (const t of readTimers.values()) clearTimeout(t);
