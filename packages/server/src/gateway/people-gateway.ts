@@ -76,6 +76,7 @@ export class PeopleGateway {
         heartbeatMs: c.heartbeatMs,
         resumeWindowS: c.resumeWindowS,
         rate: c.rateGateway,
+        presence: this.presence,
         finished: (x) => {
           this.conns.delete(x);
           const mine = this.byUser.get(x.userId);
