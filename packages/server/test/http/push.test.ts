@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createHarness,
   dbDescribe,
+  dialect,
   expectError,
   expectStatus,
   join,
@@ -10,8 +15,14 @@ import {
   type Harness,
   type World,
 } from '../helpers/harness.js';
-import { startLiveServer, type GatewayClient, type LiveServer } from '../helpers/live-server.js';
+import {
+  openGateway,
+  startLiveServer,
+  type GatewayClient,
+  type LiveServer,
+} from '../helpers/live-server.js';
 import { PushService } from '../helpers/push-service.js';
+import { dropPrefix, redisDescribe, redisUrlWithPrefix, uniquePrefix } from '../helpers/redis.js';
 
 // D66: Web Push end to end. The server's sender encrypts (RFC 8291 aes128gcm) and signs (VAPID,
 // RFC 8292); a local push service written for the test checks the JWT and decrypts the payload
@@ -138,6 +149,20 @@ dbDescribe('Web Push (D66)', () => {
     await say(w.owner.token, `<@${w.human.id}> after close`);
     const closed = await push.waitFor(sub['human']!.path, human0 + 2, 15_000);
     expect(closed[human0 + 1]!.payload.body).toBe('@human after close');
+  });
+
+  it("op 3 is a person's only: a malformed one is an ERROR frame; a bot sending it is closed 4001 (D56)", async () => {
+    const c = await live.connect(w.human.token);
+    await c.ready();
+    open.push(c);
+    c.send({ op: 3, d: { visible: 'yes' } });
+    let err = await c.next();
+    while (err.t !== 'ERROR') err = await c.next(); // presence may come first
+    expect(err.d.code).toBe('INVALID_PAYLOAD');
+    const bot = await live.connect(w.bot.token);
+    await bot.ready();
+    bot.send({ op: 3, d: { visible: true } });
+    expect((await bot.closed).code).toBe(4001);
   });
 
   it('a DM: the other party gets a push titled with the author, opening the DM', async () => {
@@ -312,5 +337,90 @@ dbDescribe('Web Push without the operator allowing private targets (D37)', () =>
       expectError(r, 400, 'VALIDATION_ERROR', endpoint);
       expect(r.body.error.details[0].field).toBe('endpoint');
     }
+  });
+});
+
+// D66 across nodes: a visible tab on node B keeps node A from pushing (Redis carries who has one).
+redisDescribe('Web Push: a visible tab on another node counts (D66)', () => {
+  dbDescribe('two nodes', () => {
+    let a: Harness;
+    let b: Harness;
+    let dir: string | undefined;
+    const prefix = uniquePrefix();
+    const push = new PushService();
+    let tabB: GatewayClient | undefined;
+
+    beforeAll(async () => {
+      await push.start();
+      if (dialect === 'sqlite') dir = mkdtempSync(path.join(tmpdir(), 'parley-push-'));
+      const env = { ...DEV, PARLEY_REDIS_URL: redisUrlWithPrefix(prefix) };
+      a = await createHarness({
+        env: {
+          ...env,
+          PARLEY_NODE_ID: '27',
+          ...(dir ? { PARLEY_DATABASE_URL: `sqlite:${path.join(dir, 'parley.db')}` } : {}),
+        },
+      });
+      b = await createHarness({ sameDatabaseAs: a, env: { ...env, PARLEY_NODE_ID: '28' } });
+      await b.app.listen({ host: '127.0.0.1', port: 0 });
+    });
+
+    afterAll(async () => {
+      tabB?.terminate();
+      await b?.close();
+      await a?.close();
+      await push.close();
+      await dropPrefix(prefix);
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('a mention sent through A: no push while B holds a visible tab; one once it is hidden', async () => {
+      const w = await makeWorld(a);
+      const third = await makeUser(a, 'third');
+      await join(a, w.guildId, third.id);
+      const subs: Record<string, string> = {};
+      for (const [name, token] of [
+        ['human', w.human.token],
+        ['third', third.token],
+      ] as const) {
+        const s = push.subscribe();
+        await expectStatus(
+          await a.people(token).post('/push-subscriptions', { endpoint: s.endpoint, keys: s.keys }),
+          201,
+        );
+        subs[name] = s.path;
+      }
+      // The same VAPID key on both nodes (generated once, kept in the shared database).
+      expect(b.services.push.sender.publicKey).toBe(a.services.push.sender.publicKey);
+      const { port } = b.app.server.address() as AddressInfo;
+      const opened = await openGateway(`ws://127.0.0.1:${port}/gateway`, w.human.token);
+      if (opened.kind !== 'open') throw new Error(`refused ${opened.status}`);
+      tabB = opened.client;
+      await tabB.ready();
+      tabB.send({ op: 3, d: { visible: true } });
+      // wait until A can see it through Redis (B writes its set as the frame arrives)
+      const deadline = Date.now() + 10_000;
+      while (!(await a.services.push.visibility.visibleAnywhere([w.human.id])).has(w.human.id)) {
+        if (Date.now() > deadline) throw new Error('A never saw the tab on B');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(a.services.push.visibility.isVisibleHere(w.human.id)).toBe(false);
+      const say = (content: string) =>
+        a.as(w.owner.token).post(`/channels/${w.channelId}/messages`, { content });
+      await expectStatus(await say(`<@${w.human.id}> <@${third.id}> from A`), 200);
+      await push.waitFor(subs['third']!, 1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(push.to(subs['human']!)).toHaveLength(0);
+
+      tabB.send({ op: 3, d: { visible: false } });
+      const until = Date.now() + 10_000;
+      while ((await a.services.push.visibility.visibleAnywhere([w.human.id])).has(w.human.id)) {
+        if (Date.now() > until) throw new Error('A still sees the hidden tab on B');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await expectStatus(await say(`<@${w.human.id}> hidden now`), 200);
+      const got = await push.waitFor(subs['human']!, 1);
+      expect(got[0]!.payload.body).toBe('@human hidden now');
+    });
   });
 });
