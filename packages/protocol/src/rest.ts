@@ -158,7 +158,15 @@ export const ChannelSummary = Type.Object(
 export type ChannelSummary = Static<typeof ChannelSummary>;
 
 export const Channel = Type.Object(
-  { id: Id, guildId: Id, name: Type.String(), type: Type.Integer(), topic: Type.String() },
+  {
+    id: Id,
+    guildId: Id,
+    name: Type.String(),
+    type: Type.Integer(),
+    topic: Type.String(),
+    /** D66: only in a person's READY, and only once the channel has a message */
+    lastMessageId: Type.Optional(Id),
+  },
   { title: 'Channel', additionalProperties: false },
 );
 export type Channel = Static<typeof Channel>;

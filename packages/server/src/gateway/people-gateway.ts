@@ -80,6 +80,7 @@ export class PeopleGateway {
         resumeWindowS: c.resumeWindowS,
         rate: c.rateGateway,
         ...(this.visibility ? { visibility: this.visibility } : {}),
+        presence: this.presence,
         finished: (x) => {
           this.conns.delete(x);
           const mine = this.byUser.get(x.userId);

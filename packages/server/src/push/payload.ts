@@ -1,6 +1,5 @@
 import type { Message, PushPayload } from '@parley/protocol';
 import type { Domain } from '../domain/context.js';
-import type { NotifyTarget } from '../domain/push/targets.js';
 
 /** D66: a notification's text is short: the start of the message, never more. */
 export const BODY_CHARS = 140;
@@ -11,10 +10,7 @@ export const BODY_CHARS = 140;
  * no ids, tokens or links to files beyond what the message itself says; `url` is the app's
  * page of the channel; `tag` groups a channel's notifications (a newer one replaces it).
  */
-export async function buildPayloads(
-  d: Domain,
-  m: Message,
-): Promise<Record<NotifyTarget['reason'], PushPayload>> {
+export async function buildPayload(d: Domain, m: Message): Promise<PushPayload> {
   const names = new Map<number, string>();
   const ids = [...new Set(m.mentions ?? [])];
   if (ids.length > 0) {
@@ -36,8 +32,7 @@ export async function buildPayloads(
   const body = chars.length > BODY_CHARS ? `${chars.slice(0, BODY_CHARS - 1).join('')}…` : text;
   const tag = `channel:${m.channelId}`;
   if (m.guildId === undefined) {
-    const p: PushPayload = { title: m.author.name, body, url: `/dm/${m.channelId}`, tag };
-    return { dm: p, mention: p };
+    return { title: m.author.name, body, url: `/dm/${m.channelId}`, tag };
   }
   const ch = await d.db
     .selectFrom('channels')
@@ -45,11 +40,5 @@ export async function buildPayloads(
     .where('id', '=', m.channelId)
     .executeTakeFirst();
   const where = ch?.name ? ` in #${ch.name}` : '';
-  const p: PushPayload = {
-    title: `${m.author.name}${where}`,
-    body,
-    url: `/g/${m.guildId}/${m.channelId}`,
-    tag,
-  };
-  return { dm: p, mention: p };
+  return { title: `${m.author.name}${where}`, body, url: `/g/${m.guildId}/${m.channelId}`, tag };
 }

@@ -4,11 +4,11 @@ import type { Message } from '@parley/protocol';
 import type { Domain } from '../domain/context.js';
 import type { PushScheduler } from '../domain/push/scheduler.js';
 import { dropSubscription, subscriptionsOf } from '../domain/push/subscriptions.service.js';
-import { notifyTargets } from '../domain/push/targets.js';
+import { notifyTargets } from '../domain/notifications/should-notify.js';
 import type { VapidKeys } from '../domain/push/vapid.js';
 import { nextDelayMs, parseRetryAfter } from '../webhooks/backoff.js';
 import { checkUrlForm, checkedLookup, type TargetPolicy } from '../webhooks/ssrf-guard.js';
-import { buildPayloads } from './payload.js';
+import { buildPayload } from './payload.js';
 import type { VisibilityTracker } from './visibility.js';
 
 /** RFC 8030 TTL: a push service keeps an undelivered notification this long (a day). */
@@ -30,7 +30,7 @@ interface Job {
 
 /**
  * D66: the Web Push sender. After a message commits (domain/messages: `d.push.messageCreated`),
- * on the node that sent it: whom to notify (domain/push/targets.ts `notifyTargets`: DMs and
+ * on the node that sent it: whom to notify (domain/notifications/should-notify.ts `notifyTargets`: DMs and
  * notifying mentions, as each person's settings say) → those with no visible tab on any node
  * (visibility.ts) → each of their devices' subscriptions gets one push: the payload encrypted
  * with RFC 8291 aes128gcm and a VAPID JWT (RFC 8292), both by the `web-push` library, POSTed
@@ -106,13 +106,12 @@ export class PushSender implements PushScheduler {
       wanted.map((t) => t.userId),
     );
     if (subs.length === 0) return;
-    const payloads = await buildPayloads(d, m);
-    const reason = new Map(wanted.map((t) => [t.userId, t.reason]));
+    // One payload for everyone notified (serialized once); each device's encryption differs.
+    const payload = JSON.stringify(await buildPayload(d, m));
     for (const s of subs) {
-      const why = reason.get(Number(s.user_id)) ?? 'mention';
       this.enqueue({
         sub: { id: Number(s.id), endpoint: s.endpoint, p256dh: s.p256dh, auth: s.auth },
-        payload: JSON.stringify(payloads[why]),
+        payload,
         // RFC 8030 Topic: a newer push of the same channel replaces one still undelivered
         topic: `ch${m.channelId.toString(36)}`,
         attempt: 1,

@@ -193,6 +193,56 @@ dbDescribe('Web Push (D66)', () => {
     expect(push.received.length).toBe(before + 1);
   });
 
+  it('as the settings say (D66): level none and a mute notify nothing; level all notifies every message', async () => {
+    const me = h.people(w.human.token);
+    const setting = (body: Record<string, unknown>) =>
+      me.put('/users/@me/notification-settings', { channelId: w.channelId, ...body });
+    /** a mention of human and of third: third's push is the witness that it was planned */
+    const mentionBoth = async (text: string): Promise<void> => {
+      const t0 = push.to(sub['third']!.path).length;
+      await say(w.owner.token, `<@${w.human.id}> <@${third.id}> ${text}`);
+      await push.waitFor(sub['third']!.path, t0 + 1);
+      await new Promise((r) => setTimeout(r, 300));
+    };
+    const h0 = push.to(sub['human']!.path).length;
+    await expectStatus(await setting({ level: 'none' }), 204);
+    await mentionBoth('level none');
+    expect(push.to(sub['human']!.path)).toHaveLength(h0);
+
+    const hour = new Date(Date.now() + 3_600_000).toISOString();
+    await expectStatus(await setting({ level: 'mentions', muteUntil: hour }), 204);
+    await mentionBoth('muted');
+    expect(push.to(sub['human']!.path)).toHaveLength(h0);
+
+    await expectStatus(await setting({ level: 'mentions', muteUntil: null }), 204);
+    await mentionBoth('unmuted');
+    const got = await push.waitFor(sub['human']!.path, h0 + 1);
+    expect(got[h0]!.payload.body).toBe('@human @third unmuted');
+
+    // level all: a message that mentions nobody reaches third too
+    await expectStatus(
+      await h.people(third.token).put('/users/@me/notification-settings', {
+        guildId: w.guildId,
+        level: 'all',
+      }),
+      204,
+    );
+    const t0 = push.to(sub['third']!.path).length;
+    await say(w.owner.token, 'plain news for everyone');
+    const all = await push.waitFor(sub['third']!.path, t0 + 1);
+    expect(all[t0]!.payload).toMatchObject({
+      title: 'owner in #general',
+      body: 'plain news for everyone',
+    });
+    await expectStatus(
+      await h.people(third.token).put('/users/@me/notification-settings', {
+        guildId: w.guildId,
+        level: 'mentions',
+      }),
+      204,
+    );
+  });
+
   it('410 from the push service deletes the subscription; later pushes skip it', async () => {
     const gone = await subscribe(w.human.token);
     push.answers.set(gone.path, 410);

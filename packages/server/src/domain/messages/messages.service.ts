@@ -28,6 +28,8 @@ import { deleteGuildMessage } from '../moderation/moderation.service.js';
 import { findInChannel, hydrate, selectMessages } from './read.js';
 import { checkEmbeds, resolveAttachments } from './uploads.js';
 import { checkComponents } from '../interactions/components.js';
+import { addressedPeople, type AddressedMessage } from '../notifications/mentioned.js';
+import { addMentionMarks, updateMentionMarks } from '../notifications/mention-marks.js';
 
 /**
  * Messages in guild channels and DMs share one core; only how the channel is resolved and
@@ -151,6 +153,9 @@ async function send(
     extra: extraText,
   };
   const message = messageView(row, referenced === undefined ? {} : { referenced });
+  // D66: whom it addresses (no query for a guild message that mentions nobody), marked unread
+  // for them in the same transaction: mention counts kept as messages arrive.
+  const addressed = await addressedPeople(d.db, addressedOf(t, row.id, p.userId, extra));
   // D36: the message and its event commit together or not at all.
   await d.db.transaction().execute(async (trx) => {
     // Fixed SQL: the hottest write of the server (storage/raw-sql.ts).
@@ -162,6 +167,7 @@ async function send(
     );
     // D24: each message sent today raises today's upload limit; counted with the message.
     await countMessageForQuota(trx, p.userId, now);
+    if (addressed.size > 0) await addMentionMarks(trx, row.id, t.channelId, [...addressed.keys()]);
     await d.events.record(trx, {
       envelope:
         t.guildId === null
@@ -256,6 +262,12 @@ async function editMessage(
   const extraText = storeExtra(extra);
   const row: MessageRow = { ...m, content, edited_at: now, extra: extraText };
   const message = messageView(row);
+  // D66: an edit that adds a mention marks it unread for the newly mentioned (unless they read
+  // past it), one that drops a mention unmarks it. A DM addresses its other party either way.
+  const addressed =
+    t.guildId === null
+      ? undefined
+      : await addressedPeople(d.db, addressedOf(t, m.id, p.userId, extra));
   await d.db.transaction().execute(async (trx) => {
     const res = await trx
       .updateTable('messages')
@@ -265,6 +277,7 @@ async function editMessage(
       .executeTakeFirst();
     // Deleted between the read and the write.
     if (res.numUpdatedRows === 0n) throw notFound('message');
+    if (addressed) await updateMentionMarks(trx, m.id, t.channelId, [...addressed.keys()]);
     await d.events.record(trx, {
       envelope:
         t.guildId === null
@@ -275,6 +288,23 @@ async function editMessage(
   });
   return { message };
 }
+
+/** D66: a message of this target as whom it addresses sees it. */
+const addressedOf = (
+  t: Target,
+  id: number,
+  authorId: number,
+  extra: MessageExtra,
+): AddressedMessage => ({
+  id,
+  channelId: t.channelId,
+  guildId: t.guildId,
+  authorId,
+  mentions: extra.mentions ?? [],
+  mentionRoles: extra.mentionRoles ?? [],
+  mentionEveryone: extra.mentionEveryone === true,
+  dmUserIds: t.scope.kind === 'dm' ? t.scope.userIds : undefined,
+});
 
 /** D65: components are a bot's (a person's → 400), checked beyond their schema. */
 function botComponents(p: Principal, rows: ActionRow[]): ActionRow[] {

@@ -2,6 +2,7 @@ import type { ApiPlugin } from '../../app.js';
 import { authRoutes } from './auth.routes.js';
 import { botOwnerRoutes } from './bots.routes.js';
 import { meRoutes } from './me.routes.js';
+import { notificationRoutes } from './notifications.routes.js';
 import { sessionRoutes } from './sessions.routes.js';
 import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
@@ -19,6 +20,7 @@ export const appRoutes: ApiPlugin[] = [
   authRoutes,
   sessionRoutes,
   meRoutes,
+  notificationRoutes,
   botOwnerRoutes,
   guildRoutes,
   guildAdminRoutes,
