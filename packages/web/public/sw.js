@@ -59,6 +59,13 @@ self.addEventListener('fetch', (event) => {
     );
     return;
   }
+  if (SHELL_FILES.includes(url.pathname)) {
+    // the shell's other files (icons, manifest): the network, else the cached copy
+    event.respondWith(
+      fetch(req).catch(async () => (await caches.match(url.pathname)) ?? Response.error()),
+    );
+    return;
+  }
   if (url.pathname.startsWith('/assets/')) {
     // content-hashed: a cached copy is always right
     event.respondWith(
