@@ -16,6 +16,7 @@ import {
   logout,
   lostGuild,
   me,
+  mentionCount,
   startSession,
   synced,
   unread,
@@ -23,6 +24,8 @@ import {
 import { Avatar, Spinner, Toasts } from './ui/kit.js';
 import { Icon } from './ui/icons.js';
 import { isOffline, Offline, reloadWhenOnline } from './ui/offline.js';
+import { dmMentions, guildMentions, MentionBadge, tabTitle, totalMentions } from './ui/badges.js';
+import { NotifyMenu } from './ui/notify-menu.js';
 
 const PUBLIC = ['/login', '/register'];
 
@@ -98,12 +101,14 @@ function Rail() {
         onClick={(e) => onLinkClick(e, '/dm')}
       >
         <Icon name="chat" size={22} />
-        {unreadDm && <span class="dot" aria-label="unread" />}
+        {unreadDm && dmMentions.value === 0 && <span class="dot" aria-label="unread" />}
+        <MentionBadge count={dmMentions.value} />
       </a>
       <hr />
       {guildList.value.map((g) => {
         const on = p.startsWith(`/g/${g.id}/`) || p === `/g/${g.id}`;
         const hasUnread = g.channels.some((c) => unread(c.id));
+        const gm = guildMentions(g);
         return (
           <a
             key={g.id}
@@ -115,7 +120,8 @@ function Rail() {
             onClick={(e) => onLinkClick(e, `/g/${g.id}`)}
           >
             <Avatar name={g.name} id={g.id} size={40} />
-            {hasUnread && <span class="dot" aria-hidden="true" />}
+            {hasUnread && gm === 0 && <span class="dot" aria-hidden="true" />}
+            <MentionBadge count={gm} />
           </a>
         );
       })}
@@ -157,6 +163,7 @@ function ChannelList({ guild, current }: { guild: Guild; current: number | undef
     <>
       <header class="sidebar-head">
         <h2 title={guild.name}>{guild.name}</h2>
+        <NotifyMenu target={{ guildId: guild.id }} name={guild.name} />
         {isAdmin(guild) && (
           <a
             href={`/g/${guild.id}/settings`}
@@ -173,6 +180,7 @@ function ChannelList({ guild, current }: { guild: Guild; current: number | undef
         <ul class="nav-list">
           {guild.channels.map((c) => {
             const u = unread(c.id) && c.id !== current;
+            const mc = c.id === current ? 0 : mentionCount(c.id);
             return (
               <li key={c.id}>
                 <a
@@ -183,7 +191,8 @@ function ChannelList({ guild, current }: { guild: Guild; current: number | undef
                 >
                   <Icon name="hash" size={16} />
                   <span class="nav-label">{c.name}</span>
-                  {u && <span class="dot" aria-label="unread" />}
+                  {u && mc === 0 && <span class="dot" aria-label="unread" />}
+                  <MentionBadge count={mc} />
                 </a>
               </li>
             );
@@ -207,6 +216,7 @@ function DmList({ current }: { current: number | undefined }) {
         <ul class="nav-list">
           {dms.value.map((d) => {
             const u = unread(d.channelId) && d.channelId !== current;
+            const mc = d.channelId === current ? 0 : mentionCount(d.channelId);
             return (
               <li key={d.channelId}>
                 <a
@@ -223,7 +233,8 @@ function DmList({ current }: { current: number | undefined }) {
                   />
                   <span class="nav-label">{d.recipient.name}</span>
                   {d.recipient.isBot && <span class="tag">BOT</span>}
-                  {u && <span class="dot" aria-label="unread" />}
+                  {u && mc === 0 && <span class="dot" aria-label="unread" />}
+                  <MentionBadge count={mc} />
                 </a>
               </li>
             );
@@ -341,9 +352,11 @@ function Shell() {
       </Empty>
     );
   }
+  // D66: the mentions waiting, in the tab title ("(3) general · Parley")
+  const waiting = totalMentions.value;
   useEffect(() => {
-    document.title = `${title} · Parley`;
-  }, [title]);
+    document.title = tabTitle(title, waiting);
+  }, [title, waiting]);
 
   const channel =
     gChan && guild ? guild.channels.find((c) => c.id === Number(gChan['channelId'])) : undefined;
@@ -376,6 +389,7 @@ function Shell() {
           </button>
           <h1 class="title">{title}</h1>
           {channel?.topic && <p class="topic muted">{channel.topic}</p>}
+          {channel && <NotifyMenu target={{ channelId: channel.id }} name={`#${channel.name}`} />}
           {guild && gChan && (
             <button
               type="button"

@@ -8,10 +8,12 @@ import type {
   MemberSummary,
   Message,
   MessageList,
+  ReadState,
   ReadyPerson,
   User,
 } from '../lib/types.js';
 import { toast } from '../ui/toast.js';
+import { resetNotifySettings } from '../ui/notify-menu.js';
 import { initial, reduce, TYPING_MS, type State, type StoreEvent } from './reduce.js';
 
 /**
@@ -36,6 +38,12 @@ export const lostGuild = computed(() => state.value.lostGuild);
 export const synced = computed(() => state.value.synced);
 
 export const guildList = computed(() => [...guilds.value.values()]);
+
+/** D66: unread messages addressing me, per channel (mentions; in a DM every message). */
+export const mentions = computed(() => state.value.mentions);
+export function mentionCount(channelId: number): number {
+  return mentions.value.get(channelId) ?? 0;
+}
 
 export function unread(channelId: number): boolean {
   const last = latest.value.get(channelId);
@@ -164,6 +172,18 @@ function scheduleRead(channelId: number, messageId: number): void {
   );
 }
 
+/** D66: the server's read states again (a role mention, an edit or delete of an unseen message). */
+let statesTimer: ReturnType<typeof setTimeout> | undefined;
+function refreshReadStatesSoon(): void {
+  if (statesTimer) return;
+  statesTimer = setTimeout(() => {
+    statesTimer = undefined;
+    get<{ readStates: ReadState[] }>('/app/v1/users/@me/read-states')
+      .then((r) => dispatch({ type: 'READ_STATES', d: r.readStates }))
+      .catch(() => {});
+  }, 400);
+}
+
 // ---- members ----
 const memberLoads = new Map<number, Promise<void>>();
 export function loadMembers(guildId: number, force = false): Promise<void> {
@@ -242,7 +262,28 @@ export function applyEvent(t: string, data: unknown): void {
         void loadDms().catch(() => {});
       break;
     case 'MESSAGE_CREATE':
+      // D66: a role mention may address me (my roles are the server's to know)
+      if (e.d.author.id !== before.me?.id && (e.d.mentionRoles ?? []).length > 0)
+        refreshReadStatesSoon();
       break;
+    case 'MESSAGE_UPDATE':
+    case 'DM_MESSAGE_UPDATE':
+    case 'MESSAGE_DELETE':
+    case 'DM_MESSAGE_DELETE': {
+      // D66: a message this app never loaded may have addressed me, or now does
+      const ch = before.channels.get(e.d.channelId);
+      const seen = ch?.items.some((x) => x.id === e.d.id) ?? false;
+      const unseenMention =
+        !seen &&
+        ((before.mentions.get(e.d.channelId) ?? 0) > 0 ||
+          ('author' in e.d &&
+            ((e.d.mentions ?? []).length > 0 ||
+              (e.d.mentionRoles ?? []).length > 0 ||
+              e.d.mentionEveryone === true)));
+      const roleEdit = seen && 'mentionRoles' in e.d && e.d.author.id !== before.me?.id;
+      if (unseenMention || roleEdit) refreshReadStatesSoon();
+      break;
+    }
     case 'GUILD_DELETE':
       memberLoads.delete(e.d.id);
       break;
@@ -287,6 +328,9 @@ export function endSession(): void {
   memberLoads.clear();
   for (const t of readTimers.values()) clearTimeout(t);
   for (const t of guildRefresh.values()) clearTimeout(t);
+  clearTimeout(statesTimer);
+  statesTimer = undefined;
+  resetNotifySettings();
   readTimers = new Map();
   guildRefresh = new Map();
 }
