@@ -26,6 +26,7 @@ import {
 } from './state/store.js';
 import { Avatar, Spinner, Toasts } from './ui/kit.js';
 import { Icon } from './ui/icons.js';
+import { isOffline, Offline, reloadWhenOnline } from './ui/offline.js';
 import { dmMentions, guildMentions, MentionBadge, tabTitle, totalMentions } from './ui/badges.js';
 import { NotifyMenu } from './ui/notify-menu.js';
 
@@ -33,14 +34,19 @@ const PUBLIC = ['/login', '/register'];
 
 export function App() {
   const [checked, setChecked] = useState(false);
+  const [offline, setOffline] = useState(false);
   const p = path.value;
 
   useEffect(() => {
     // A session cookie (D47) may already be there: ask who we are.
     get<User>('/app/v1/users/@me', { anonymous: true })
       .then((u) => startSession(u))
-      .catch(() => {
-        /* no session: the login screen */
+      .catch((x: unknown) => {
+        // no session: the login screen; no network (D66 offline shell): say so
+        if (isOffline(x)) {
+          setOffline(true);
+          reloadWhenOnline();
+        }
       })
       .finally(() => setChecked(true));
   }, []);
@@ -59,6 +65,8 @@ export function App() {
         <Spinner />
       </div>
     );
+
+  if (offline) return <Offline />;
 
   const invite = match('/invite/:code', p);
   let page;

@@ -5,6 +5,7 @@ import { describeAgent } from '../lib/user-agent.js';
 import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
+import { NotificationsSection } from './notifications-settings.js';
 
 export function SettingsPage() {
   const u = me.value;
@@ -14,6 +15,7 @@ export function SettingsPage() {
       <Profile u={u} />
       <Password />
       <Sessions />
+      <NotificationsSection />
       <YourData />
       <section class="card">
         <h2>Log out</h2>

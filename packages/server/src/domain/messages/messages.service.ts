@@ -201,6 +201,8 @@ async function send(
   // D71: a person's links get previews, fetched after the answer (never for bots' messages).
   if (!p.isBot && body.suppressEmbeds !== true && content !== '')
     d.previews?.schedule({ ...row, scope: t.scope });
+  // D66: Web Push for DMs and mentions, planned after the commit (never delays the answer).
+  d.push?.messageCreated(message);
   return message;
 }
 

@@ -8,6 +8,7 @@ import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
 import { typingRoutes } from './typing.routes.js';
 import { exportRoutes } from './export.routes.js';
+import { pushRoutes } from './push.routes.js';
 import { guildAdminRoutes } from '../guild-admin.routes.js';
 
 /**
@@ -26,4 +27,5 @@ export const appRoutes: ApiPlugin[] = [
   inviteRoutes,
   typingRoutes,
   exportRoutes,
+  pushRoutes,
 ];
