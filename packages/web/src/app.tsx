@@ -22,6 +22,7 @@ import {
 } from './state/store.js';
 import { Avatar, Spinner, Toasts } from './ui/kit.js';
 import { Icon } from './ui/icons.js';
+import { SearchBox } from './screens/search.js';
 
 const PUBLIC = ['/login', '/register'];
 
@@ -368,6 +369,7 @@ function Shell() {
           </button>
           <h1 class="title">{title}</h1>
           {channel?.topic && <p class="topic muted">{channel.topic}</p>}
+          {guild && gChan && <SearchBox guild={guild} />}
           {guild && gChan && (
             <button
               type="button"

@@ -28,6 +28,7 @@ import { deleteGuildMessage } from '../moderation/moderation.service.js';
 import { findInChannel, hydrate, selectMessages } from './read.js';
 import { checkEmbeds, resolveAttachments } from './uploads.js';
 import { checkComponents } from '../interactions/components.js';
+import { indexMessage, reindexMessage } from '../search/search-index.js';
 
 /**
  * Messages in guild channels and DMs share one core; only how the channel is resolved and
@@ -160,6 +161,8 @@ async function send(
         '"msg_type", "created_at", "edited_at", "extra") values (?, ?, ?, ?, ?, ?, ?, null, ?)',
       [row.id, row.channel_id, row.guild_id, row.author_id, content, msgType, now, extraText],
     );
+    // D67: searchable from the same commit
+    await indexMessage(trx, row.id, content);
     // D24: each message sent today raises today's upload limit; counted with the message.
     await countMessageForQuota(trx, p.userId, now);
     await d.events.record(trx, {
@@ -263,6 +266,8 @@ async function editMessage(
       .executeTakeFirst();
     // Deleted between the read and the write.
     if (res.numUpdatedRows === 0n) throw notFound('message');
+    // D67: the new text is what search finds, from the same commit
+    if (content !== m.content) await reindexMessage(trx, m.id, content);
     await d.events.record(trx, {
       envelope:
         t.guildId === null
