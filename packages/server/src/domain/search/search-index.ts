@@ -4,8 +4,8 @@ import { searchText } from './search-text.js';
 
 /**
  * D67: the search index's writes, inside the transaction of the message's own write
- * (storage/migrations/0055-search.ts). On PostgreSQL the GIN expression index follows the row by
- * itself, so these do nothing there; on SQLite they write the FTS5 row (deletes go by trigger).
+ * (storage/migrations/0055-search.ts). On PostgreSQL the generated column and its GIN index
+ * follow the row by themselves, so these do nothing there; on SQLite they write the FTS5 row (deletes go by trigger).
  */
 export async function indexMessage(trx: Db, id: number, content: string): Promise<void> {
   if (isPostgres(trx) || content === '') return;

@@ -11,9 +11,10 @@ import { CJK_RANGES, searchText } from '../../domain/search/search-text.js';
  * retention pruner — reaches it through the trigger below (`contentless_delete=1` lets a row go
  * by its rowid alone), so no path that removes messages can leave a hit behind.
  *
- * PostgreSQL: a GIN index on `to_tsvector('simple', parley_search_text(content))`, where
+ * PostgreSQL: `search_vector`, a stored generated column
+ * `to_tsvector('simple', parley_search_text(content))` with a GIN index, where
  * `parley_search_text` is searchText's SQL twin (same punctuation, same CJK ranges, built from
- * the one list). An expression index is maintained by every insert, update and delete itself.
+ * the one list). The database computes it in every insert and update of the row itself.
  *
  * Existing messages are indexed here (the backfill).
  */
@@ -22,8 +23,14 @@ export const migration: Migration = {
     const pg = db.getExecutor().adapter instanceof PostgresAdapter;
     if (pg) {
       await sql.raw(pgSearchTextFunction()).execute(db);
-      await sql`create index messages_search on messages
-        using gin (to_tsvector('simple', parley_search_text(content)))`.execute(db);
+      // Stored, not only indexed: GIN keeps no word positions, so a phrase (and every hit of
+      // a common word ordered by id) is checked against the row's vector — read here, instead
+      // of running the regular expressions and the parser again for each candidate row.
+      await sql`alter table messages add column search_vector tsvector
+        generated always as (to_tsvector('simple', parley_search_text(content))) stored`.execute(
+        db,
+      );
+      await sql`create index messages_search on messages using gin (search_vector)`.execute(db);
       return;
     }
     await sql`create virtual table messages_fts using fts5(
