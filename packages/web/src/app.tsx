@@ -29,6 +29,7 @@ import { Icon } from './ui/icons.js';
 import { isOffline, Offline, reloadWhenOnline } from './ui/offline.js';
 import { dmMentions, guildMentions, MentionBadge, tabTitle, totalMentions } from './ui/badges.js';
 import { NotifyMenu } from './ui/notify-menu.js';
+import { SearchBox } from './screens/search.js';
 
 const PUBLIC = ['/login', '/register'];
 
@@ -410,6 +411,7 @@ function Shell() {
             />
           )}
           {channel && <NotifyMenu target={{ channelId: channel.id }} name={`#${channel.name}`} />}
+          {guild && gChan && <SearchBox guild={guild} />}
           {guild && gChan && (
             <button
               type="button"

@@ -31,6 +31,7 @@ import { checkEmbeds, resolveAttachments } from './uploads.js';
 import { checkComponents } from '../interactions/components.js';
 import { addressedPeople, type AddressedMessage } from '../notifications/mentioned.js';
 import { addMentionMarks, updateMentionMarks } from '../notifications/mention-marks.js';
+import { indexMessage, reindexMessage } from '../search/search-index.js';
 
 /**
  * Messages in guild channels and DMs share one core; only how the channel is resolved and
@@ -186,6 +187,8 @@ async function send(
         '"msg_type", "created_at", "edited_at", "extra") values (?, ?, ?, ?, ?, ?, ?, null, ?)',
       [row.id, row.channel_id, row.guild_id, row.author_id, content, msgType, now, extraText],
     );
+    // D67: searchable from the same commit
+    await indexMessage(trx, row.id, content);
     // D24: each message sent today raises today's upload limit; counted with the message.
     await countMessageForQuota(trx, p.userId, now);
     if (addressed && addressed.size > 0)
@@ -300,6 +303,8 @@ async function editMessage(
     // Deleted between the read and the write.
     if (res.numUpdatedRows === 0n) throw notFound('message');
     if (addressed) await updateMentionMarks(trx, m.id, t.channelId, [...addressed.keys()]);
+    // D67: the new text is what search finds, from the same commit
+    if (content !== m.content) await reindexMessage(trx, m.id, content);
     await d.events.record(trx, {
       envelope:
         t.guildId === null
