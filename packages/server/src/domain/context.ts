@@ -5,6 +5,7 @@ import type { Db, Dialect } from '../storage/db.js';
 import type { DerivedCache } from './derived-cache.js';
 import type { EventRecorder, PeopleRecorder } from './events/recorder.js';
 import type { PreviewScheduler } from './messages/previews.js';
+import type { OidcClient } from './oidc/oidc-client.js';
 
 /** D1: every absolute URL the server writes comes from one configured origin. */
 export class Urls {
@@ -52,4 +53,6 @@ export interface Domain {
   readonly cache: DerivedCache;
   /** D71: link previews of people's messages, fetched after the send (absent: none) */
   readonly previews?: PreviewScheduler;
+  /** D69: the OpenID provider people sign in with (absent: none configured) */
+  readonly oidc?: OidcClient;
 }

@@ -3,6 +3,7 @@ import type { EventsTables } from './schema-events.js';
 import type { FilesTables } from './schema-files.js';
 import type { InteractionsTables } from './schema-interactions.js';
 import type { PeopleTables } from './schema-people.js';
+import type { OidcTables } from './schema-oidc.js';
 import type { WebhooksTables } from './schema-webhooks.js';
 
 /**
@@ -171,7 +172,7 @@ export interface SettingsTable {
 
 /** Every table; each area adds its own in schema-<area>.ts. */
 export interface Database
-  extends EventsTables, FilesTables, WebhooksTables, PeopleTables, InteractionsTables {
+  extends EventsTables, FilesTables, WebhooksTables, PeopleTables, InteractionsTables, OidcTables {
   users: UsersTable;
   bots: BotsTable;
   user_sessions: UserSessionsTable;

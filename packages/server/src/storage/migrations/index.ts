@@ -16,6 +16,7 @@ import { migration as eventAudience } from './0016-event-audience.js';
 import { migration as rolesRankAudit } from './0020-roles-rank-audit.js';
 import { migration as richMessages } from './0030-rich-messages.js';
 import { migration as interactions } from './0040-interactions.js';
+import { migration as oidc } from './0060-oidc.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0020-roles-rank-audit': rolesRankAudit,
   '0030-rich-messages': richMessages,
   '0040-interactions': interactions,
+  '0060-oidc': oidc,
 };
 
 export const migrationProvider: MigrationProvider = {

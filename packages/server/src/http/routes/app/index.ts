@@ -7,6 +7,7 @@ import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
 import { typingRoutes } from './typing.routes.js';
 import { exportRoutes } from './export.routes.js';
+import { oidcRoutes } from './oidc.routes.js';
 import { guildAdminRoutes } from '../guild-admin.routes.js';
 
 /**
@@ -24,4 +25,5 @@ export const appRoutes: ApiPlugin[] = [
   inviteRoutes,
   typingRoutes,
   exportRoutes,
+  oidcRoutes,
 ];
