@@ -85,6 +85,9 @@ export const oidcRoutes: ApiPlugin = async (app, { deps }) => {
     {
       config: { public: true },
       schema: {
+        // A browser navigation that answers only redirects, like the web app's pages: in
+        // docs/people-api.md, not the OpenAPI document (whose operations answer 2xx bodies).
+        hide: true,
         ...open,
         summary:
           'Begin signing in with the OpenID provider: redirects there (PKCE S256, state, nonce); `invite` is carried through and joins its guild on a first sign-in (D69). 404 when no provider is configured',
@@ -114,6 +117,7 @@ export const oidcRoutes: ApiPlugin = async (app, { deps }) => {
     {
       config: { public: true },
       schema: {
+        hide: true,
         ...open,
         summary: `The OpenID provider's redirect back (register ${CALLBACK_PATH} at the provider): checks state, exchanges the code, checks the ID token (D69); signs in (the session cookie, D47), creates the person as registration allows, or links; redirects into the web app, or to its login page with ?sso_error=<code>`,
         querystring: Type.Object(
