@@ -5,6 +5,7 @@ import { describeAgent } from '../lib/user-agent.js';
 import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
+import { SsoSettings } from './sso.js';
 
 export function SettingsPage() {
   const u = me.value;
@@ -13,6 +14,7 @@ export function SettingsPage() {
     <div class="page">
       <Profile u={u} />
       <Password />
+      <SsoSettings />
       <Sessions />
       <YourData />
       <section class="card">
