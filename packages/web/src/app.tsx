@@ -1,13 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
+import { Permission } from '@parley/protocol';
 import { connState, stoppedBy } from './lib/gateway.js';
 import { get, sessionLost, throttled } from './lib/api.js';
 import { match, navigate, onLinkClick, path } from './lib/router.js';
 import type { Guild, User } from './lib/types.js';
 import { Invite, Login, Register } from './screens/auth.js';
 import { BotDetail, BotsPage } from './screens/bots.js';
-import { ChannelView, DmView, Empty, isAdmin, MembersPanel } from './screens/chat.js';
+import { ChannelView, DmView, Empty, guildNames, isAdmin, MembersPanel } from './screens/chat.js';
 import { CreateGuild, GuildAdmin } from './screens/guild-admin.js';
 import { SettingsPage } from './screens/settings.js';
+import { PinsButton } from './screens/pins-panel.js';
 import {
   dms,
   endSession,
@@ -16,6 +18,7 @@ import {
   logout,
   lostGuild,
   me,
+  members,
   mentionCount,
   startSession,
   synced,
@@ -23,21 +26,28 @@ import {
 } from './state/store.js';
 import { Avatar, Spinner, Toasts } from './ui/kit.js';
 import { Icon } from './ui/icons.js';
+import { isOffline, Offline, reloadWhenOnline } from './ui/offline.js';
 import { dmMentions, guildMentions, MentionBadge, tabTitle, totalMentions } from './ui/badges.js';
 import { NotifyMenu } from './ui/notify-menu.js';
+import { SearchBox } from './screens/search.js';
 
 const PUBLIC = ['/login', '/register'];
 
 export function App() {
   const [checked, setChecked] = useState(false);
+  const [offline, setOffline] = useState(false);
   const p = path.value;
 
   useEffect(() => {
     // A session cookie (D47) may already be there: ask who we are.
     get<User>('/app/v1/users/@me', { anonymous: true })
       .then((u) => startSession(u))
-      .catch(() => {
-        /* no session: the login screen */
+      .catch((x: unknown) => {
+        // no session: the login screen; no network (D66 offline shell): say so
+        if (isOffline(x)) {
+          setOffline(true);
+          reloadWhenOnline();
+        }
       })
       .finally(() => setChecked(true));
   }, []);
@@ -56,6 +66,8 @@ export function App() {
         <Spinner />
       </div>
     );
+
+  if (offline) return <Offline />;
 
   const invite = match('/invite/:code', p);
   let page;
@@ -381,6 +393,23 @@ function Shell() {
           </button>
           <h1 class="title">{title}</h1>
           {channel?.topic && <p class="topic muted">{channel.topic}</p>}
+          {guild && channel && (
+            <PinsButton
+              key={channel.id}
+              channelId={channel.id}
+              kind="guild"
+              canPin={isAdmin(guild) || (guild.myPermissions & Permission.MANAGE_MESSAGES) !== 0}
+              names={guildNames(guild, members.value.get(guild.id) ?? [])}
+            />
+          )}
+          {dmChan && (
+            <PinsButton
+              key={dmChan['channelId']}
+              channelId={Number(dmChan['channelId'])}
+              kind="dm"
+              canPin
+            />
+          )}
           {channel && (
             <NotifyMenu
               target={{ channelId: channel.id }}
@@ -388,6 +417,7 @@ function Shell() {
               name={`#${channel.name}`}
             />
           )}
+          {guild && gChan && <SearchBox guild={guild} />}
           {guild && gChan && (
             <button
               type="button"

@@ -25,6 +25,8 @@ export interface PersonConnectionDeps {
   readonly heartbeatMs: number;
   readonly resumeWindowS: number;
   readonly rate: RateSpec | null;
+  /** D66: told when this connection becomes visible or hidden (op 3), and when a visible one closes */
+  readonly visibility?: { show(userId: number): void; hide(userId: number): void };
   /** D66: who is online (READY's presences); absent: none listed */
   readonly presence?: ReadyPresence;
   /** the connection has closed and its session is settled */
@@ -58,6 +60,8 @@ export class PersonConnection implements SessionSink {
   private readonly link: SocketLink;
   session: PersonSession | undefined;
   private closedState = false;
+  /** D66: the client said it is visible (op 3) and has not said otherwise since */
+  private visible = false;
   private markDone: () => void = () => {};
   private readonly done = new Promise<void>((resolve) => {
     this.markDone = resolve;
@@ -83,6 +87,7 @@ export class PersonConnection implements SessionSink {
         if (s && s.sink === this && !keepsSession(code)) this.deps.hub.end(s);
       },
       closed: (code) => this.onSocketClose(code),
+      visibility: (v) => this.setVisible(v),
     });
   }
 
@@ -198,8 +203,20 @@ export class PersonConnection implements SessionSink {
     return this.link.bufferedAmount;
   }
 
+  /** D66: op 3. A connection counts as visible from the client's saying so until it closes. */
+  private setVisible(v: boolean): void {
+    if (v === this.visible || this.closedState) return;
+    this.visible = v;
+    if (v) this.deps.visibility?.show(this.userId);
+    else this.deps.visibility?.hide(this.userId);
+  }
+
   private onSocketClose(code: number): void {
     this.closedState = true;
+    if (this.visible) {
+      this.visible = false;
+      this.deps.visibility?.hide(this.userId);
+    }
     this.endCode = code;
     const s = this.session;
     if (s && s.sink === this) {

@@ -8,6 +8,8 @@ import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
 import { typingRoutes } from './typing.routes.js';
 import { exportRoutes } from './export.routes.js';
+import { pushRoutes } from './push.routes.js';
+import { oidcRoutes } from './oidc.routes.js';
 import { guildAdminRoutes } from '../guild-admin.routes.js';
 
 /**
@@ -26,4 +28,6 @@ export const appRoutes: ApiPlugin[] = [
   inviteRoutes,
   typingRoutes,
   exportRoutes,
+  pushRoutes,
+  oidcRoutes,
 ];
