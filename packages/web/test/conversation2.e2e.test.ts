@@ -365,4 +365,33 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
     await shot(b, '24b-11-bot-embed-reply');
     expect([...alice.errors, ...bob.errors]).toEqual([]);
   });
+
+  it('a mention of a role I hold is highlighted as mentioning me (D58, D61)', async () => {
+    const b = bob.page;
+    const role = await callOk(origin, 'POST', `/admin/v1/guilds/${guildId}/roles`, ADMIN, {
+      name: 'reviewers',
+      permissions: 0,
+    });
+    await callOk(origin, 'PATCH', `/admin/v1/roles/${role.id}`, ADMIN, { mentionable: true });
+    await callOk(origin, 'PUT', `/admin/v1/guilds/${guildId}/members/${ids['bob']}`, ADMIN, {
+      roles: [role.id],
+    });
+    // bob's app reads his roles again once the guild changes (GUILD_MEMBER_UPDATE)
+    const sent = await callOk(
+      origin,
+      'POST',
+      `/api/v1/channels/${general}/messages`,
+      tokens['alice'],
+      {
+        content: `<@&${role.id}> one more review, please`,
+      },
+    );
+    expect(sent.mentionRoles).toEqual([role.id]);
+    const r = b.locator(`.msg[data-id="${sent.id}"]`);
+    await r.waitFor({ timeout: TIMEOUT });
+    await expect.poll(() => r.getAttribute('class'), { timeout: TIMEOUT }).toContain('mentions-me');
+    expect(await r.locator('.mention.role.me').textContent()).toBe('@reviewers');
+    await shot(b, '24b-12-role-mention');
+    expect([...alice.errors, ...bob.errors]).toEqual([]);
+  });
 });

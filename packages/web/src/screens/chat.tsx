@@ -22,6 +22,7 @@ import { toast } from '../ui/toast.js';
 import { Composer } from './composer.js';
 import { guildMentionSource } from './mention-autocomplete.js';
 import { MessageList, type ViewerInfo } from './messages.js';
+import { useMyRoles } from './my-roles.js';
 
 export const isAdmin = (g: Guild): boolean =>
   (g.myPermissions & Permission.ADMINISTRATOR) !== 0 || g.ownerId === me.value?.id;
@@ -89,7 +90,11 @@ const channelName = (id: number): string | undefined => {
 };
 
 /** D62: how mentions read in a guild: its members, its roles, the channels I can see. */
-export function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
+export function guildNames(
+  guild: Guild,
+  list: readonly MemberSummary[],
+  myRoles: ReadonlySet<number> = new Set(),
+): MentionNames {
   const users = new Map(list.map((m) => [m.user.id, m.user.name]));
   const roles = new Map(
     guild.roles.map((r) => [
@@ -102,7 +107,7 @@ export function guildNames(guild: Guild, list: readonly MemberSummary[]): Mentio
     role: (id) => roles.get(id),
     channel: channelName,
     meId: me.value?.id,
-    myRoles: new Set(),
+    myRoles,
   };
 }
 
@@ -112,6 +117,7 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   const log = channelLog(props.channelId, 'guild');
   const list = members.value.get(guild.id);
   if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
+  const myRoles = useMyRoles(guild);
   // D57: what the reader may do with messages here (the owner and ADMINISTRATOR hold every bit)
   const may = (bit: number) => isAdmin(guild) || (guild.myPermissions & bit) !== 0;
   const info = useMemo<ViewerInfo>(
@@ -119,12 +125,12 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
       bots: new Set(guild.bots),
       avatars: new Map((list ?? []).map((m) => [m.user.id, m.user.avatar])),
       moderator: isAdmin(guild),
-      names: guildNames(guild, list ?? []),
+      names: guildNames(guild, list ?? [], myRoles),
       canReact: may(Permission.ADD_REACTIONS),
       canPin: may(Permission.MANAGE_MESSAGES),
       canReply: may(Permission.SEND_MESSAGES),
     }),
-    [guild, list],
+    [guild, list, myRoles],
   );
   const mentionSource = useMemo(
     () => guildMentionSource(guild, list ?? [], may(Permission.MENTION_EVERYONE)),
