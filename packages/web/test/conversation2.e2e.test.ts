@@ -299,6 +299,45 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
     await shot(a, '24b-09-attachments');
   });
 
+  it('files pasted into the composer or dropped on the channel wait in the tray too (D61)', async () => {
+    const a = alice.page;
+    const png = gradientPng(64, 64).toString('base64');
+    // a screenshot pasted (no name: the app names it) and a file dropped on the channel
+    await a.evaluate(
+      ([b64]) => {
+        const file = (name: string) =>
+          new File([Uint8Array.from(atob(b64!), (c) => c.charCodeAt(0))], name, {
+            type: 'image/png',
+          });
+        const pasted = new DataTransfer();
+        pasted.items.add(file('clipboard.png'));
+        document
+          .querySelector('.composer-box textarea')!
+          .dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true }));
+        const dropped = new DataTransfer();
+        dropped.items.add(file('dropped.png'));
+        const view = document.querySelector('.channel-view')!;
+        view.dispatchEvent(new DragEvent('dragover', { dataTransfer: dropped, bubbles: true }));
+        view.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true }));
+      },
+      [png],
+    );
+    const tray = a.getByRole('list', { name: 'Files to send' });
+    await expect.poll(() => tray.locator('.tray-item').count(), { timeout: TIMEOUT }).toBe(2);
+    expect(await tray.locator('.tray-name').allTextContents()).toEqual([
+      'clipboard.png',
+      'dropped.png',
+    ]);
+    await box(a).fill('pasted and dropped');
+    await box(a).press('Enter');
+    await tray.waitFor({ state: 'detached', timeout: TIMEOUT });
+    const m = await newest('alice');
+    expect(m.attachments.map((x: { filename: string }) => x.filename)).toEqual([
+      'clipboard.png',
+      'dropped.png',
+    ]);
+  });
+
   it('a link whose preview appears, its image through this server (D71)', async () => {
     const a = alice.page;
     const b = bob.page;
