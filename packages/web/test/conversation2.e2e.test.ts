@@ -303,25 +303,21 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
     const a = alice.page;
     const png = gradientPng(64, 64).toString('base64');
     // a screenshot pasted (no name: the app names it) and a file dropped on the channel
-    await a.evaluate(
-      ([b64]) => {
-        const file = (name: string) =>
-          new File([Uint8Array.from(atob(b64!), (c) => c.charCodeAt(0))], name, {
-            type: 'image/png',
-          });
-        const pasted = new DataTransfer();
-        pasted.items.add(file('clipboard.png'));
-        document
-          .querySelector('.composer-box textarea')!
-          .dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true }));
-        const dropped = new DataTransfer();
-        dropped.items.add(file('dropped.png'));
-        const view = document.querySelector('.channel-view')!;
-        view.dispatchEvent(new DragEvent('dragover', { dataTransfer: dropped, bubbles: true }));
-        view.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true }));
-      },
-      [png],
-    );
+    // (a script string: the browser's DOM types are not those of this Node test)
+    await a.evaluate(`(() => {
+      const bytes = Uint8Array.from(atob('${png}'), (c) => c.charCodeAt(0));
+      const file = (name) => new File([bytes], name, { type: 'image/png' });
+      const pasted = new DataTransfer();
+      pasted.items.add(file('clipboard.png'));
+      document
+        .querySelector('.composer-box textarea')
+        .dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true }));
+      const dropped = new DataTransfer();
+      dropped.items.add(file('dropped.png'));
+      const view = document.querySelector('.channel-view');
+      view.dispatchEvent(new DragEvent('dragover', { dataTransfer: dropped, bubbles: true }));
+      view.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true }));
+    })()`);
     const tray = a.getByRole('list', { name: 'Files to send' });
     await expect.poll(() => tray.locator('.tray-item').count(), { timeout: TIMEOUT }).toBe(2);
     expect(await tray.locator('.tray-name').allTextContents()).toEqual([
