@@ -186,6 +186,10 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
       await a.keyboard.type(' now');
       await a.keyboard.press('Enter');
       await row(b, 'please check now').getByText('(edited)').waitFor({ timeout: TIMEOUT });
+      // and the composer has the focus again
+      expect(await a.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe(
+        'Message #general',
+      );
       await shot(b, '24b-03-edited');
     },
   );

@@ -193,7 +193,8 @@ export function DmView({ channelId }: { channelId: number }) {
     () => ({
       people: [...(dm ? [dm.recipient] : []), ...(me.value ? [me.value] : [])],
       roles: [],
-      channels: [],
+      // D62: <#id> may name any channel I can see
+      channels: [...guilds.value.values()].flatMap((g) => g.channels),
       everyone: false,
     }),
     [dm],

@@ -260,7 +260,11 @@ function Item(props: {
   const editing = editingHere || editingId.value === m.id;
   const stopEditing = () => {
     setEditing(false);
-    if (editingId.value === m.id) editingId.value = null;
+    if (editingId.value === m.id) {
+      editingId.value = null;
+      // opened from the composer (Up-arrow): typing goes on there
+      document.querySelector<HTMLTextAreaElement>('.composer-box textarea')?.focus();
+    }
   };
   const [confirm, setConfirm] = useState(false);
   const mine = m.author.id === me.value?.id;
