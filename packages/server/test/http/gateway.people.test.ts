@@ -136,8 +136,11 @@ dbDescribe("people's gateway (D51)", () => {
           myPermissions: expect.any(Number),
         },
       ],
-      readStates: [{ channelId: w.channelId, lastReadId: 12345 }],
+      // D66 adds mentionCount, presences (nobody else online here) and dms
+      readStates: [{ channelId: w.channelId, lastReadId: 12345, mentionCount: 0 }],
       resumeWindowS: 300,
+      presences: [],
+      dms: [],
     });
     expect(typeof ready.d.sessionId).toBe('string');
     await c.close();

@@ -19,13 +19,16 @@ import { Avatar, Dialog } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { NO_NAMES, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
+import { ADMIN_BITS, holds, nameColor, nameColors } from '../lib/permissions.js';
 import { Composer } from './composer.js';
+import { MemberActions } from './member-menu.js';
 import { guildMentionSource } from './mention-autocomplete.js';
 import { MessageList, type ViewerInfo } from './messages.js';
 import { useMyRoles } from './my-roles.js';
 
+/** D57/D59: any right of guild administration — the guild's settings are worth opening. */
 export const isAdmin = (g: Guild): boolean =>
-  (g.myPermissions & Permission.ADMINISTRATOR) !== 0 || g.ownerId === me.value?.id;
+  (g.myPermissions & ADMIN_BITS) !== 0 || g.ownerId === me.value?.id;
 
 /** D21: open (or find) the DM with someone, then go there. */
 export async function openDm(userId: number): Promise<void> {
@@ -119,13 +122,15 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
   const myRoles = useMyRoles(guild);
   // D57: what the reader may do with messages here (the owner and ADMINISTRATOR hold every bit)
-  const may = (bit: number) => isAdmin(guild) || (guild.myPermissions & bit) !== 0;
+  const may = (bit: number) => holds(guild, bit);
   const info = useMemo<ViewerInfo>(
     () => ({
       bots: new Set(guild.bots),
       avatars: new Map((list ?? []).map((m) => [m.user.id, m.user.avatar])),
-      moderator: isAdmin(guild),
+      // D59: moderation deletes with MANAGE_MESSAGES (ADMINISTRATOR and the owner hold it)
+      moderator: holds(guild, Permission.MANAGE_MESSAGES),
       names: guildNames(guild, list ?? [], myRoles),
+      nameColors: nameColors(guild, list ?? []),
       canReact: may(Permission.ADD_REACTIONS),
       canPin: may(Permission.MANAGE_MESSAGES),
       canReply: may(Permission.SEND_MESSAGES),
@@ -241,6 +246,7 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
   const [open, setOpen] = useState(false);
   const online = isOnline(m.user.id);
   const bot = guild.bots.includes(m.user.id);
+  const color = nameColor(guild, m.roles); // D58: the top coloured role
   return (
     <li>
       <button type="button" class="member" onClick={() => setOpen(true)}>
@@ -252,7 +258,9 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
             aria-label={online ? 'online' : 'offline'}
           />
         </span>
-        <span class="member-name">{m.user.name}</span>
+        <span class="member-name" style={color ? { color } : undefined}>
+          {m.user.name}
+        </span>
         {bot && <span class="tag">BOT</span>}
         {m.user.id === guild.ownerId && <span class="muted small">owner</span>}
       </button>
@@ -290,6 +298,7 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
             </button>
           )}
         </div>
+        <MemberActions guild={guild} member={m} />
       </Dialog>
     </li>
   );

@@ -28,11 +28,18 @@ export interface ViewerInfo {
   moderator: boolean;
   /** how mentions read (D62) */
   names: MentionNames;
+  /** D58: authors' name colours (their top coloured role), when known */
+  nameColors?: ReadonlyMap<number, string>;
   /** D63: may react (ADD_REACTIONS), pin (MANAGE_MESSAGES; anyone in a DM), reply (SEND_MESSAGES) */
   canReact?: boolean;
   canPin?: boolean;
   canReply?: boolean;
 }
+
+const authorStyle = (info: ViewerInfo, id: number) => {
+  const color = info.nameColors?.get(id);
+  return color === undefined ? undefined : { color };
+};
 
 const media = (content: string): 'image' | 'audio' | 'video' | null => {
   // D15/D23: uploads are {cdn_url}/files/<id>/<name> on this origin; msgType is not echoed, so
@@ -303,7 +310,9 @@ function Item(props: {
         )}
         {!props.compact && (
           <div class="msg-head">
-            <span class="author">{m.author.name}</span>
+            <span class="author" style={authorStyle(info, m.author.id)}>
+              {m.author.name}
+            </span>
             {info.bots.has(m.author.id) && <span class="tag">BOT</span>}
             {m.pinned && <span class="tag pinned">pinned</span>}
             <time

@@ -1,4 +1,5 @@
 import { computed, signal } from '@preact/signals';
+import { formerNames } from './names.js';
 import { ApiError, get, post, put, sessionLost } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 import { Gateway } from '../lib/gateway.js';
@@ -8,10 +9,12 @@ import type {
   MemberSummary,
   Message,
   MessageList,
+  ReadState,
   ReadyPerson,
   User,
 } from '../lib/types.js';
 import { toast } from '../ui/toast.js';
+import { resetNotifySettings } from '../ui/notify-menu.js';
 import { initial, reduce, TYPING_MS, type State, type StoreEvent } from './reduce.js';
 
 /**
@@ -39,6 +42,12 @@ export const synced = computed(() => state.value.synced);
 export const pinsChanged = signal<ReadonlyMap<number, number>>(new Map());
 
 export const guildList = computed(() => [...guilds.value.values()]);
+
+/** D66: unread messages addressing me, per channel (mentions; in a DM every message). */
+export const mentions = computed(() => state.value.mentions);
+export function mentionCount(channelId: number): number {
+  return mentions.value.get(channelId) ?? 0;
+}
 
 export function unread(channelId: number): boolean {
   const last = latest.value.get(channelId);
@@ -167,6 +176,18 @@ function scheduleRead(channelId: number, messageId: number): void {
   );
 }
 
+/** D66: the server's read states again (a role mention, an edit or delete of an unseen message). */
+let statesTimer: ReturnType<typeof setTimeout> | undefined;
+function refreshReadStatesSoon(): void {
+  if (statesTimer) return;
+  statesTimer = setTimeout(() => {
+    statesTimer = undefined;
+    get<{ readStates: ReadState[] }>('/app/v1/users/@me/read-states')
+      .then((r) => dispatch({ type: 'READ_STATES', d: r.readStates }))
+      .catch(() => {});
+  }, 400);
+}
+
 // ---- members ----
 const memberLoads = new Map<number, Promise<void>>();
 export function loadMembers(guildId: number, force = false): Promise<void> {
@@ -177,7 +198,7 @@ export function loadMembers(guildId: number, force = false): Promise<void> {
     let after = 0;
     for (let i = 0; i < 10; i++) {
       const page = await get<{ members: MemberSummary[]; hasMore: boolean }>(
-        `/api/v1/guilds/${guildId}/members?limit=1000${after ? `&after=${after}` : ''}`,
+        `/api/v1/guilds/${guildId}/members?limit=1000&withRoles=true${after ? `&after=${after}` : ''}`,
       );
       all.push(...page.members);
       const last = page.members[page.members.length - 1];
@@ -245,9 +266,33 @@ export function applyEvent(t: string, data: unknown): void {
         void loadDms().catch(() => {});
       break;
     case 'MESSAGE_CREATE':
+      // D66: a role mention may address me (my roles are the server's to know)
+      if (e.d.author.id !== before.me?.id && (e.d.mentionRoles ?? []).length > 0)
+        refreshReadStatesSoon();
       break;
+    case 'MESSAGE_UPDATE':
+    case 'DM_MESSAGE_UPDATE':
+    case 'MESSAGE_DELETE':
+    case 'DM_MESSAGE_DELETE': {
+      // D66: a message this app never loaded may have addressed me, or now does
+      const ch = before.channels.get(e.d.channelId);
+      const seen = ch?.items.some((x) => x.id === e.d.id) ?? false;
+      const unseenMention =
+        !seen &&
+        ((before.mentions.get(e.d.channelId) ?? 0) > 0 ||
+          ('author' in e.d &&
+            ((e.d.mentions ?? []).length > 0 ||
+              (e.d.mentionRoles ?? []).length > 0 ||
+              e.d.mentionEveryone === true)));
+      const roleEdit = seen && 'mentionRoles' in e.d && e.d.author.id !== before.me?.id;
+      if (unseenMention || roleEdit) refreshReadStatesSoon();
+      break;
+    }
     case 'GUILD_DELETE':
       memberLoads.delete(e.d.id);
+      break;
+    case 'GUILD_MEMBER_REMOVE':
+      formerNames.set(e.d.user.id, e.d.user.name); // the audit log still names them
       break;
     case 'CHANNEL_DELETE':
       logs.delete(e.d.id);
@@ -296,6 +341,9 @@ export function endSession(): void {
   memberLoads.clear();
   for (const t of readTimers.values()) clearTimeout(t);
   for (const t of guildRefresh.values()) clearTimeout(t);
+  clearTimeout(statesTimer);
+  statesTimer = undefined;
+  resetNotifySettings();
   readTimers = new Map();
   guildRefresh = new Map();
 }
