@@ -192,7 +192,14 @@ if (typeof window !== 'undefined')
     for (const [channelId, messageId] of pendingReads) {
       clearTimeout(readTimers.get(channelId));
       readTimers.delete(channelId);
-      sendRead(channelId, messageId);
+      // fetch at once, in this handler (lib/api's queue would start it after the page is gone)
+      void fetch(`/app/v1/channels/${channelId}/read`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messageId }),
+        credentials: 'same-origin',
+        keepalive: true,
+      }).catch(() => {});
     }
     pendingReads.clear();
   });
