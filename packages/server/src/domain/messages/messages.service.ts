@@ -267,7 +267,7 @@ async function editMessage(
     // Deleted between the read and the write.
     if (res.numUpdatedRows === 0n) throw notFound('message');
     // D67: the new text is what search finds, from the same commit
-    if (content !== m.content) await reindexMessage(trx, m.id, content);
+    if (content !== m.content) await reindexMessage(trx, m.id);
     await d.events.record(trx, {
       envelope:
         t.guildId === null
