@@ -284,7 +284,7 @@ export const searchBench: Benchmark = {
           );
           table.push({
             dialect,
-            query: JSON.stringify(q.q),
+            query: q.q.endsWith(' ') ? `${q.q.trimEnd()}␠` : q.q,
             hits: totals[q.name] ?? '',
             requests: s.count,
             'p50 ms': round(s.p50, 2),
