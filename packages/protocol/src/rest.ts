@@ -178,7 +178,15 @@ export const ChannelSummary = Type.Object(
 export type ChannelSummary = Static<typeof ChannelSummary>;
 
 export const Channel = Type.Object(
-  { id: Id, guildId: Id, name: Type.String(), type: Type.Integer(), topic: Type.String() },
+  {
+    id: Id,
+    guildId: Id,
+    name: Type.String(),
+    type: Type.Integer(),
+    topic: Type.String(),
+    /** D66: only in a person's READY, and only once the channel has a message */
+    lastMessageId: Type.Optional(Id),
+  },
   { title: 'Channel', additionalProperties: false },
 );
 export type Channel = Static<typeof Channel>;
@@ -203,7 +211,14 @@ export type MemberUser = Static<typeof MemberUser>;
 
 /** D20: list entries {user, joinedAt}; the single read adds roles (without @everyone). */
 export const MemberSummary = Type.Object(
-  { user: MemberUser, joinedAt: Timestamp },
+  {
+    user: MemberUser,
+    joinedAt: Timestamp,
+    /** D56/D58: only with `?withRoles=true` — the member's role ids (ascending) */
+    roles: Type.Optional(Type.Array(Id)),
+    /** D56/D58: only with `?withRoles=true`, and only while the member is timed out */
+    timeoutUntil: Type.Optional(Timestamp),
+  },
   { title: 'MemberSummary', additionalProperties: false },
 );
 export type MemberSummary = Static<typeof MemberSummary>;

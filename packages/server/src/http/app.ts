@@ -1,3 +1,4 @@
+import type { Services } from '../services.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -55,6 +56,8 @@ export interface AppDeps {
   readonly lifecycle?: Lifecycle | undefined;
   /** D72: database and Redis outages (Services.health; absent in tools: a fresh one) */
   readonly health?: Health | undefined;
+  /** D66: Web Push (Services.push; absent in tools: no pushes, no VAPID key route) */
+  readonly push?: Services['push'] | undefined;
 }
 
 export interface AppOptions {
