@@ -4,6 +4,7 @@ import { describe, post, upload } from '../lib/api.js';
 import type { Message } from '../lib/types.js';
 import type { ChannelLog } from '../state/store.js';
 import { Icon } from '../ui/icons.js';
+import { CommandPicker, type PickerKeys } from './command-picker.js';
 
 const ACCEPT =
   '.jpg,.jpeg,.png,.gif,.mp3,.wav,.mp4,image/jpeg,image/png,image/gif,audio/mpeg,audio/wav,video/mp4';
@@ -33,6 +34,7 @@ export function Composer(props: {
   const [busy, setBusy] = useState<string | null>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
+  const commandKeys = useRef<PickerKeys | null>(null); // D64: `/` opens the command picker
   const length = [...text].length; // D14 counts code points
   const over = length - MAX_CONTENT_CODEPOINTS;
 
@@ -91,6 +93,7 @@ export function Composer(props: {
           {busy}
         </p>
       )}
+      <CommandPicker log={props.log} text={text} setText={setText} keys={commandKeys} />
       <div class={`composer-box${over > 0 ? ' over' : ''}`}>
         <button
           type="button"
@@ -127,6 +130,7 @@ export function Composer(props: {
             props.onTyping?.();
           }}
           onKeyDown={(e) => {
+            if (commandKeys.current?.onKey(e)) return;
             if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
               e.preventDefault();
               void send();

@@ -7,6 +7,7 @@ import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
+import { Components, InteractionMarks } from './interactions.js';
 
 /** The newest messages the DOM holds at the bottom (long channels stay smooth: issue #12). */
 const WINDOW = 120;
@@ -323,6 +324,7 @@ function Item(props: {
             </time>
           </div>
         )}
+        <InteractionMarks m={m} log={props.log} who={(id) => info.names.user(id)} />
         {editing ? (
           <Editor m={m} log={props.log} done={() => setEditing(false)} />
         ) : (
@@ -332,6 +334,7 @@ function Item(props: {
             {m.embeds?.map((e, i) => (
               <EmbedView key={i} e={e} names={info.names} />
             ))}
+            {m.components && <Components m={m} log={props.log} />}
             {m.reactions && <Reactions m={m} log={props.log} />}
             {m.editedTimestamp && (
               <span class="muted small" title={new Date(m.editedTimestamp).toLocaleString()}>
