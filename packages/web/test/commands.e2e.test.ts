@@ -10,7 +10,7 @@ import {
   stopParley,
   type Running,
 } from '../../server/test/helpers/process.js';
-import { Bot, button, defineCommand, OptionType, row } from '../../sdk/src/index.js';
+import { Bot, button, defineCommand, OptionType, row, select } from '../../sdk/src/index.js';
 import { buildApp, chromiumAvailable, launch, person, shot } from './helpers/browser.js';
 
 // Issue #25 in a real browser (D64–D65): a person runs a bot's command from the `/` picker with
@@ -41,6 +41,7 @@ const roll = defineCommand({
 const secret = defineCommand({ name: 'secret', description: 'A word only you see' });
 const slow = defineCommand({ name: 'slow', description: 'Thinks before answering' });
 const ghost = defineCommand({ name: 'ghost', description: 'Never answers' });
+const colour = defineCommand({ name: 'colour', description: 'A select menu' });
 const pick = defineCommand({
   name: 'pick',
   description: 'Pick a fruit',
@@ -148,8 +149,26 @@ describe.skipIf(!chromiumAvailable())('slash commands and buttons in a real brow
           .map((f) => ({ name: f, value: f })),
       ),
     );
+    bot.command(colour, (i) =>
+      i.reply({
+        content: 'pick colours',
+        components: [
+          row(
+            select(
+              'colour',
+              [
+                { label: 'Red', value: 'red' },
+                { label: 'Blue', value: 'blue' },
+              ],
+              { placeholder: 'Colour' },
+            ),
+          ),
+        ],
+      }),
+    );
+    bot.component('colour', (i) => i.update({ content: `chose ${i.values.join(', ')}` }));
     bot.command(pick, (i) => i.reply(`picked ${i.options.fruit} (${i.options.size ?? '-'})`));
-    await bot.commands.set([roll, secret, slow, ghost, pick], { guildId });
+    await bot.commands.set([roll, secret, slow, ghost, pick, colour], { guildId });
     await bot.start();
 
     browser = await launch();
@@ -190,6 +209,7 @@ describe.skipIf(!chromiumAvailable())('slash commands and buttons in a real brow
       expect.stringContaining('/slow'),
       expect.stringContaining('/ghost'),
       expect.stringContaining('/pick'),
+      expect.stringContaining('/colour'),
     ]);
     await expect.poll(() => picker.textContent()).toContain('dicebot');
     await composer(page).fill('/ro');
@@ -278,6 +298,20 @@ describe.skipIf(!chromiumAvailable())('slash commands and buttons in a real brow
     await form.getByLabel(/^size/).selectOption({ label: 'Large' });
     await form.getByRole('button', { name: 'Run /pick' }).click();
     await message(page, 'picked apricot (l)').waitFor({ timeout: TIMEOUT });
+  }, 60_000);
+
+  it('a select on a bot message: the choice goes to the bot, which updates the message', async () => {
+    const { page } = alice;
+    await composer(page).fill('/col');
+    await page.getByRole('listbox', { name: 'Commands' }).getByRole('option').first().waitFor();
+    await composer(page).press('Enter');
+    await page.getByRole('form', { name: '/colour options' }).waitFor({ timeout: TIMEOUT });
+    await composer(page).press('Enter');
+    const m = message(page, 'pick colours');
+    await m.waitFor({ timeout: TIMEOUT });
+    await m.getByRole('combobox', { name: 'Colour' }).selectOption('blue');
+    await message(page, 'chose blue').waitFor({ timeout: TIMEOUT });
+    await shot(page, 'commands-select');
   }, 60_000);
 
   it('"did not answer" only after the 15-minute window (the page clock moved)', async () => {
