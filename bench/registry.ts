@@ -4,6 +4,7 @@ import { historyBench } from './history.bench.js';
 import { idleBench } from './idle.bench.js';
 import { interactionsBench } from './interactions.bench.js';
 import { peopleFanoutBench } from './people-fanout.bench.js';
+import { searchBench } from './search.bench.js';
 import { sendBench } from './send.bench.js';
 import { webhooksBench } from './webhooks.bench.js';
 import type { Benchmark } from './lib/types.js';
@@ -17,5 +18,6 @@ export const BENCHMARKS: readonly Benchmark[] = [
   webhooksBench,
   idleBench,
   peopleFanoutBench,
+  searchBench,
   interactionsBench,
 ];
