@@ -89,9 +89,11 @@ function Text({ content, names }: { content: string; names: MentionNames }) {
   return <div class="text">{nodes}</div>;
 }
 
-/** D61: the server's resolved mentions say who is notified: me, or everyone. */
-const mentionsMe = (m: Message): boolean =>
-  m.mentionEveryone === true || (me.value !== null && (m.mentions ?? []).includes(me.value.id));
+/** D61: the server's resolved mentions say who is notified: me, a role of mine, or everyone. */
+const mentionsMe = (m: Message, myRoles: ReadonlySet<number>): boolean =>
+  m.mentionEveryone === true ||
+  (me.value !== null && (m.mentions ?? []).includes(me.value.id)) ||
+  (m.mentionRoles ?? []).some((r) => myRoles.has(r));
 
 /** D61: the message a reply answers, above it (null: it was deleted). */
 function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: MentionNames }) {
@@ -266,7 +268,11 @@ function Item(props: {
   const editing = editingHere || editingId.value === m.id;
   const stopEditing = () => {
     setEditing(false);
-    if (editingId.value === m.id) editingId.value = null;
+    if (editingId.value === m.id) {
+      editingId.value = null;
+      // opened from the composer (Up-arrow): typing goes on there
+      document.querySelector<HTMLTextAreaElement>('.composer-box textarea')?.focus();
+    }
   };
   const [confirm, setConfirm] = useState(false);
   const mine = m.author.id === me.value?.id;
@@ -284,7 +290,7 @@ function Item(props: {
   };
   return (
     <li
-      class={`msg${props.compact ? ' compact' : ''}${mentionsMe(m) ? ' mentions-me' : ''}`}
+      class={`msg${props.compact ? ' compact' : ''}${mentionsMe(m, info.names.myRoles) ? ' mentions-me' : ''}`}
       data-id={m.id}
     >
       {props.compact ? (
