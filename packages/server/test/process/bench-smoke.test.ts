@@ -64,6 +64,18 @@ const FIGURES: Record<string, { ids: string[]; mayBeUnavailable?: RegExp }> = {
     ids: ['p50', 'p99', 'ratio_p99', 'kib_per_person', 'missing'],
     mayBeUnavailable: /^gateway not available/,
   },
+  // issue 25: a slash command's round trip beside send→event
+  interactions: {
+    ids: [
+      'interaction_p50',
+      'interaction_p99',
+      'send_event_p50',
+      'send_event_p99',
+      'ratio_p99',
+      'ratio_p50',
+      'missing',
+    ],
+  },
 };
 
 interface Stored {
