@@ -11,6 +11,7 @@ import {
   type Reply,
 } from '../helpers/harness.js';
 import { login, makeInvite, ORIGIN, PASSWORD, register, withCookie } from '../helpers/people.js';
+import { OidcClient } from '../../src/domain/oidc/oidc-client.js';
 import { CookieJar, startIdp, throughProvider, type TestIdp } from '../helpers/oidc-idp.js';
 
 // D69: sign-in with an OpenID provider, end to end against a real one (oidc-provider on a
@@ -396,5 +397,31 @@ dbDescribe('D69 without a provider, or with one that is down', () => {
     });
     expect(cb.status).toBe(302);
     expect(cb.headers['location']).toBe('/login?sso_error=state');
+  });
+
+  it('discovery is tried again once the provider answers: no restart needed', async () => {
+    const port = Number(new URL(down.config.oidcIssuer ?? '').port);
+    const warnings: string[] = [];
+    const client = new OidcClient(down.config, (l) => warnings.push(l), 0);
+    await expect(client.configuration()).rejects.toThrow();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/discovery failed .*ECONNREFUSED.*retried on the next sign-in/);
+    const late = await startIdp([CALLBACK], port);
+    try {
+      const config = await client.configuration();
+      expect(config.serverMetadata().issuer).toBe(late.issuer);
+      // the server's own client too: its next sign-in reaches the provider
+      await expect
+        .poll(
+          async () =>
+            (await down.request({ method: 'GET', url: '/app/v1/auth/oidc/start' })).headers[
+              'location'
+            ],
+          { timeout: 15_000, interval: 500 },
+        )
+        .toMatch(new RegExp(`^${late.issuer}/auth\\?`));
+    } finally {
+      await late.close();
+    }
   });
 });
