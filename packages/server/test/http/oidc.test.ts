@@ -282,6 +282,20 @@ dbDescribe('D69 OpenID sign-in (PARLEY_REGISTRATION=open)', () => {
     const again = await finish(h, await begin(h, 'sub-off'));
     expect(again.headers['location']).toBe('/login?sso_error=disabled');
   });
+
+  it('a deleted person’s link goes with them: the provider account then makes a new person', async () => {
+    const s = await signIn(h, 'sub-gone');
+    const id = (await me(h, s.token)).id;
+    await expectStatus(await h.admin.delete(`/users/${id}`), 204);
+    const links = await h.services.domain.db
+      .selectFrom('oidc_links')
+      .select('user_id')
+      .where('subject', '=', 'sub-gone')
+      .execute();
+    expect(links).toEqual([]);
+    const again = await signIn(h, 'sub-gone');
+    expect((await me(h, again.token)).id).not.toBe(id);
+  });
 });
 
 dbDescribe('D69 OpenID sign-in with PARLEY_REGISTRATION=invite', () => {
