@@ -5,7 +5,7 @@ import { describeAgent } from '../lib/user-agent.js';
 import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
-import { SsoSettings } from './sso.js';
+import { SsoSettings, WithPasswords } from './sso.js';
 
 export function SettingsPage() {
   const u = me.value;
@@ -13,7 +13,10 @@ export function SettingsPage() {
   return (
     <div class="page">
       <Profile u={u} />
-      <Password />
+      {/* D69: no password card while the server takes no passwords */}
+      <WithPasswords>
+        <Password />
+      </WithPasswords>
       <SsoSettings />
       <Sessions />
       <YourData />
