@@ -331,6 +331,11 @@ dbDescribe('D69 OpenID sign-in with PARLEY_REGISTRATION=invite', () => {
     // signing in again needs no invite
     const again = await signIn(h, 'sub-ivy');
     expect(again.location).toBe('/');
+    // someone who has an account and brings an invite lands on its page (to join, or not)
+    await makeInvite(h, guildId, 'club-again');
+    const withInvite = await signIn(h, 'sub-ivy', { invite: 'club-again' });
+    expect(withInvite.location).toBe('/invite/club-again');
+    expect((await me(h, withInvite.token)).id).toBe((await me(h, ok.token)).id);
   });
 });
 
