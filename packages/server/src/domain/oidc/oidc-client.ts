@@ -29,7 +29,7 @@ export class OidcClient {
 
   constructor(
     config: Config,
-    private warn: (line: string) => void = (line) => process.stderr.write(`parley: ${line}\n`),
+    private warn: (line: string) => void,
     private readonly retryAfterMs = RETRY_AFTER_FAILURE_MS,
   ) {
     if (!config.oidcIssuer || !config.oidcClientId || !config.oidcClientSecret)
