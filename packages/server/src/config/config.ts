@@ -28,6 +28,11 @@ export interface Config {
   readonly redisUrl: string | undefined;
   readonly adminToken: string | undefined;
   readonly tokenSecret: string | undefined;
+  /** D66: the VAPID key pair of Web Push (base64url); unset: generated once, kept in the database */
+  readonly vapidPublicKey: string | undefined;
+  readonly vapidPrivateKey: string | undefined;
+  /** D66: `mailto:` or `https:` contact the push services see in the VAPID JWT (`sub`) */
+  readonly vapidSubject: string | undefined;
   readonly tlsCert: string | undefined;
   readonly tlsKey: string | undefined;
   /** Fastify `trustProxy`: whom to believe about the client's address (X-Forwarded-For) */
@@ -235,6 +240,32 @@ const secret: Parser<string | undefined> = (raw, name) => {
   return raw;
 };
 
+/** D66: a VAPID key in base64url (as `web-push generate-vapid-keys` prints it), of `bytes` bytes. */
+const vapidKey =
+  (bytes: number): Parser<string | undefined> =>
+  (raw, name) => {
+    const v = raw.trim();
+    if (v === '') return undefined;
+    if (!/^[A-Za-z0-9_-]+={0,2}$/.test(v) || Buffer.from(v, 'base64url').length !== bytes)
+      throw new ConfigError(name, `must be ${bytes} bytes in base64url`);
+    return v.replace(/=+$/, '');
+  };
+
+/** D66: RFC 8292's contact: a `mailto:` address or an `https:` URL. */
+const vapidSubject: Parser<string | undefined> = (raw, name) => {
+  const v = raw.trim();
+  if (v === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, 'must be a mailto: address or an https:// URL');
+  }
+  if (u.protocol !== 'mailto:' && u.protocol !== 'https:')
+    throw new ConfigError(name, 'must be a mailto: address or an https:// URL');
+  return v;
+};
+
 /** D53: `delivered,failed` whole days, each from 1 to 3650. */
 const retentionDays: Parser<DeliveryRetention> = (raw, name) => {
   const m = /^\s*([0-9]{1,4})\s*,\s*([0-9]{1,4})\s*$/.exec(raw);
@@ -316,6 +347,27 @@ export const CONFIG_SPEC = [
     default: undefined,
     doc: 'HS256 key for bot tokens. Unset: generated once and kept in the database (shared by all nodes).',
     parse: secret,
+  }),
+  spec({
+    name: 'PARLEY_VAPID_PUBLIC_KEY',
+    key: 'vapidPublicKey',
+    default: undefined,
+    doc: 'Web Push VAPID public key (base64url P-256 point, D66). Unset with the private key: a pair is generated once and kept in the database (shared by all nodes).',
+    parse: vapidKey(65),
+  }),
+  spec({
+    name: 'PARLEY_VAPID_PRIVATE_KEY',
+    key: 'vapidPrivateKey',
+    default: undefined,
+    doc: 'Web Push VAPID private key (base64url, 32 bytes) for `PARLEY_VAPID_PUBLIC_KEY` (D66).',
+    parse: vapidKey(32),
+  }),
+  spec({
+    name: 'PARLEY_VAPID_SUBJECT',
+    key: 'vapidSubject',
+    default: undefined,
+    doc: 'Contact the push services see in VAPID (`mailto:` or `https:`, D66). Default: the public URL when https, else `mailto:operator@<its host>`.',
+    parse: vapidSubject,
   }),
   spec({
     name: 'PARLEY_TLS_CERT',
@@ -557,6 +609,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const cfg = out as unknown as { -readonly [K in keyof Config]: Config[K] };
   cfg.dataDir = path.resolve(cfg.dataDir);
   cfg.databaseUrl ??= `sqlite:${path.join(cfg.dataDir, 'parley.db')}`;
+  if ((cfg.vapidPublicKey === undefined) !== (cfg.vapidPrivateKey === undefined))
+    throw new ConfigError(
+      cfg.vapidPublicKey === undefined ? 'PARLEY_VAPID_PUBLIC_KEY' : 'PARLEY_VAPID_PRIVATE_KEY',
+      'PARLEY_VAPID_PUBLIC_KEY and PARLEY_VAPID_PRIVATE_KEY go together',
+    );
   if ((cfg.tlsCert === undefined) !== (cfg.tlsKey === undefined))
     throw new ConfigError(
       cfg.tlsCert === undefined ? 'PARLEY_TLS_CERT' : 'PARLEY_TLS_KEY',

@@ -31,6 +31,10 @@ const FIGURES: Record<string, { ids: string[]; mayBeUnavailable?: RegExp }> = {
       'send_floor_pg_batch_c10',
       'pg_sqlite_c50',
       'floor_pg_batch_sqlite_c10',
+      // issue 24: a message with a mention and a reply, nobody and 50 bots connected
+      'send_floor_rich_c10',
+      'send_floor_connected_rich_c50',
+      'rich_plain_c50',
     ],
   },
   fanout: {

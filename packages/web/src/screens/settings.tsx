@@ -5,6 +5,7 @@ import { describeAgent } from '../lib/user-agent.js';
 import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
+import { NotificationsSection } from './notifications-settings.js';
 import { SsoSettings, WithPasswords } from './sso.js';
 
 export function SettingsPage() {
@@ -19,6 +20,7 @@ export function SettingsPage() {
       </WithPasswords>
       <SsoSettings />
       <Sessions />
+      <NotificationsSection />
       <YourData />
       <section class="card">
         <h2>Log out</h2>
