@@ -7,6 +7,7 @@ import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
+import { Components, InteractionMarks } from './interactions.js';
 import { editingId } from './compose-state.js';
 import { previewText } from './mention-autocomplete.js';
 import { MessageMenu } from './message-menu.js';
@@ -324,6 +325,7 @@ function Item(props: {
             </time>
           </div>
         )}
+        <InteractionMarks m={m} log={props.log} who={(id) => info.names.user(id)} />
         {editing ? (
           <Editor m={m} log={props.log} done={stopEditing} />
         ) : (
@@ -333,6 +335,7 @@ function Item(props: {
             {m.embeds?.map((e, i) => (
               <EmbedView key={i} e={e} names={info.names} />
             ))}
+            {m.components && <Components m={m} log={props.log} />}
             {m.reactions && <Reactions m={m} log={props.log} canReact={info.canReact ?? true} />}
             {m.editedTimestamp && (
               <span class="muted small" title={new Date(m.editedTimestamp).toLocaleString()}>
