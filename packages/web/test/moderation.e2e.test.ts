@@ -244,7 +244,8 @@ describe.skipIf(!chromiumAvailable())('moderation in a real browser (issue 23)',
     { timeout: 120_000 },
     async () => {
       const { page } = mona;
-      await page.locator('.members-panel .member', { hasText: /max/ }).click();
+      // the name on max's message opens the same card and menu as the member list
+      await page.locator('.msg .author-btn', { hasText: /^max$/ }).first().click();
       const dialog = page.locator('dialog[open]');
       await dialog.getByText('Moderate max').waitFor({ timeout: TIMEOUT });
       // KICK_MEMBERS and MODERATE_MEMBERS, but not BAN_MEMBERS: no ban button

@@ -113,6 +113,7 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   const channel = guild.channels.find((c) => c.id === props.channelId);
   const log = channelLog(props.channelId, 'guild');
   const list = members.value.get(guild.id);
+  const [card, setCard] = useState<number | null>(null);
   if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
   const info = useMemo<ViewerInfo>(
     () => ({
@@ -122,9 +123,12 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
       moderator: holds(guild, Permission.MANAGE_MESSAGES),
       names: guildNames(guild, list ?? []),
       nameColors: nameColors(guild, list ?? []),
+      // a name on a message opens the member's card (the member menu)
+      onAuthor: (id) => setCard(id),
     }),
     [guild, list],
   );
+  const carded = card === null ? undefined : list?.find((m) => m.user.id === card);
   const uploader = useRef<((f: File[]) => void) | null>(null);
   const drop = useDrop((f) => uploader.current?.(f));
   const lastTyping = useRef(0);
@@ -149,6 +153,7 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
       <TypingLine channelId={channel.id} names={names} />
       <MessageList log={log} info={info} label={`Messages in #${channel.name}`} />
       {drop.over && <div class="drop-hint">Drop to upload</div>}
+      {carded && <MemberDialog guild={guild} m={carded} open onClose={() => setCard(null)} />}
     </div>
   );
 }
@@ -211,6 +216,59 @@ export function Empty({ text, children }: { text: string; children?: preact.Comp
 export const isOnline = (userId: number): boolean =>
   userId === me.value?.id ? connState.value === 'ready' : presence.value.get(userId) === 'online';
 
+/**
+ * A member's card (click a name — in the member list or on a message): who they are, a DM, and
+ * the member menu's moderation (time out / kick / ban) when the viewer may (D57, D58).
+ */
+export function MemberDialog(props: {
+  guild: Guild;
+  m: MemberSummary;
+  open: boolean;
+  onClose: () => void;
+}) {
+  const { guild, m } = props;
+  const online = isOnline(m.user.id);
+  const bot = guild.bots.includes(m.user.id);
+  return (
+    <Dialog title={m.user.name} open={props.open} onClose={props.onClose}>
+      <div class="profile">
+        <Avatar name={m.user.name} id={m.user.id} url={m.user.avatar} size={64} />
+        <p>
+          {bot ? 'Bot' : m.user.id === guild.ownerId ? 'Owner' : 'Member'} · joined{' '}
+          {new Date(m.joinedAt).toLocaleDateString()} · {online ? 'online' : 'offline'}
+        </p>
+      </div>
+      <div class="actions">
+        {m.user.id !== me.value?.id && (
+          <button
+            type="button"
+            class="btn primary"
+            onClick={() => {
+              props.onClose();
+              void openDm(m.user.id);
+            }}
+          >
+            <Icon name="chat" size={16} /> Send a message
+          </button>
+        )}
+        {isAdmin(guild) && (
+          <button
+            type="button"
+            class="btn"
+            onClick={() => {
+              props.onClose();
+              navigate(`/g/${guild.id}/settings?tab=members`);
+            }}
+          >
+            Manage in guild settings
+          </button>
+        )}
+      </div>
+      <MemberActions guild={guild} member={m} />
+    </Dialog>
+  );
+}
+
 function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
   const [open, setOpen] = useState(false);
   const online = isOnline(m.user.id);
@@ -233,42 +291,7 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
         {bot && <span class="tag">BOT</span>}
         {m.user.id === guild.ownerId && <span class="muted small">owner</span>}
       </button>
-      <Dialog title={m.user.name} open={open} onClose={() => setOpen(false)}>
-        <div class="profile">
-          <Avatar name={m.user.name} id={m.user.id} url={m.user.avatar} size={64} />
-          <p>
-            {bot ? 'Bot' : m.user.id === guild.ownerId ? 'Owner' : 'Member'} · joined{' '}
-            {new Date(m.joinedAt).toLocaleDateString()} · {online ? 'online' : 'offline'}
-          </p>
-        </div>
-        <div class="actions">
-          {m.user.id !== me.value?.id && (
-            <button
-              type="button"
-              class="btn primary"
-              onClick={() => {
-                setOpen(false);
-                void openDm(m.user.id);
-              }}
-            >
-              <Icon name="chat" size={16} /> Send a message
-            </button>
-          )}
-          {isAdmin(guild) && (
-            <button
-              type="button"
-              class="btn"
-              onClick={() => {
-                setOpen(false);
-                navigate(`/g/${guild.id}/settings?tab=members`);
-              }}
-            >
-              Manage in guild settings
-            </button>
-          )}
-        </div>
-        <MemberActions guild={guild} member={m} />
-      </Dialog>
+      <MemberDialog guild={guild} m={m} open={open} onClose={() => setOpen(false)} />
     </li>
   );
 }

@@ -26,6 +26,8 @@ export interface ViewerInfo {
   names: MentionNames;
   /** D58: authors' name colours (their top coloured role), when known */
   nameColors?: ReadonlyMap<number, string>;
+  /** a click on an author's name (a guild: the member's card and menu) */
+  onAuthor?: (userId: number) => void;
 }
 
 const authorStyle = (info: ViewerInfo, id: number) => {
@@ -319,9 +321,20 @@ function Item(props: {
         )}
         {!props.compact && (
           <div class="msg-head">
-            <span class="author" style={authorStyle(info, m.author.id)}>
-              {m.author.name}
-            </span>
+            {info.onAuthor ? (
+              <button
+                type="button"
+                class="author author-btn"
+                style={authorStyle(info, m.author.id)}
+                onClick={() => info.onAuthor?.(m.author.id)}
+              >
+                {m.author.name}
+              </button>
+            ) : (
+              <span class="author" style={authorStyle(info, m.author.id)}>
+                {m.author.name}
+              </span>
+            )}
             {info.bots.has(m.author.id) && <span class="tag">BOT</span>}
             <time
               class="muted small"
