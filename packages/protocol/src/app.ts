@@ -120,8 +120,18 @@ export const ReadBody = Type.Object(
 );
 export type ReadBody = Static<typeof ReadBody>;
 
+/**
+ * D48 read mark; D66 adds `mentionCount`: the messages past `lastReadId` that mention the person
+ * (directly, a role of theirs, @everyone/@here) — in a DM, every message of the other party —
+ * kept as messages arrive (server: domain/notifications/mention-marks.ts).
+ */
 export const ReadState = Type.Object(
-  { channelId: Id, lastReadId: Id },
+  {
+    channelId: Id,
+    /** 0: no read mark yet (D66: a channel with unread mentions the person never marked) */
+    lastReadId: Type.Integer({ minimum: 0 }),
+    mentionCount: Type.Integer({ minimum: 0 }),
+  },
   { title: 'ReadState', additionalProperties: false },
 );
 export type ReadState = Static<typeof ReadState>;
@@ -440,6 +450,8 @@ export const PEOPLE_EVENT_TYPES = [
   'GUILD_MEMBER_UPDATE',
   'TYPING_START',
   'PRESENCE_UPDATE',
+  // D66: a person marked a channel read (to their own sessions)
+  'MESSAGE_ACK',
 ] as const;
 export type PeopleEventType = (typeof PEOPLE_EVENT_TYPES)[number];
 
@@ -467,7 +479,52 @@ export interface PeopleEventDataMap {
   GUILD_MEMBER_UPDATE: MemberRoles;
   TYPING_START: { channelId: number; userId: number; at: string };
   PRESENCE_UPDATE: { userId: number; status: 'online' | 'offline' };
+  MESSAGE_ACK: ReadState;
 }
+
+/** D66: who is online among those the person shares a guild or a DM with (READY). */
+export const Presence = Type.Object(
+  { userId: Id, status: PresenceStatus },
+  { title: 'Presence', additionalProperties: false },
+);
+export type Presence = Static<typeof Presence>;
+
+// D66 notification settings -------------------------------------------------------------------
+
+export const NotificationLevel = Type.Union(
+  [Type.Literal('all'), Type.Literal('mentions'), Type.Literal('none')],
+  { title: 'NotificationLevel' },
+);
+export type NotificationLevel = Static<typeof NotificationLevel>;
+
+/** D66: exactly one of guildId and channelId. */
+export const NotificationSettingBody = Type.Object(
+  {
+    guildId: Type.Optional(Id),
+    channelId: Type.Optional(Id),
+    level: NotificationLevel,
+    muteUntil: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  },
+  { title: 'NotificationSettingBody', additionalProperties: false },
+);
+export type NotificationSettingBody = Static<typeof NotificationSettingBody>;
+
+export const NotificationSetting = Type.Object(
+  {
+    guildId: Type.Optional(Id),
+    channelId: Type.Optional(Id),
+    level: NotificationLevel,
+    muteUntil: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'NotificationSetting', additionalProperties: false },
+);
+export type NotificationSetting = Static<typeof NotificationSetting>;
+
+export const NotificationSettings = Type.Object(
+  { settings: Type.Array(NotificationSetting) },
+  { title: 'NotificationSettings', additionalProperties: false },
+);
+export type NotificationSettings = Static<typeof NotificationSettings>;
 
 /** D51: READY for a person. */
 export const PersonReady = Type.Object(
@@ -477,6 +534,10 @@ export const PersonReady = Type.Object(
     guilds: Type.Array(AppGuild),
     readStates: Type.Array(ReadState),
     resumeWindowS: Type.Integer(),
+    /** D66: the online among those sharing a guild or a DM with the person */
+    presences: Type.Array(Presence),
+    /** D66: the person's DMs with their `lastMessageId` (as GET /app/v1/users/@me/dms) */
+    dms: Type.Array(DmSummary),
   },
   { title: 'PersonReady', additionalProperties: false },
 );

@@ -4,6 +4,12 @@ import type { Bot, BotUser } from './rest.js';
 export const GatewayOp = {
   DISPATCH: 0,
   HEARTBEAT: 1,
+  /**
+   * D66 (added to D30/D51, people only): the client says whether the person can see it,
+   * `{op: 3, d: {visible: boolean}}`; a person with a visible tab anywhere gets no Web Push.
+   * A bot sending it is closed with 4001 as before.
+   */
+  VISIBILITY: 3,
   RECONNECT: 7,
   INVALID_SESSION: 9,
   HELLO: 10,

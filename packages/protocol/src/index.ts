@@ -9,3 +9,5 @@ export * from './admin.js';
 export * from './text.js';
 export * from './app.js';
 export * from './interactions.js';
+export * from './push.js';
+export * from './oidc.js';

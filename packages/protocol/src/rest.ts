@@ -150,6 +150,26 @@ export const MessageList = Type.Object(
 );
 export type MessageList = Static<typeof MessageList>;
 
+/** D67: what a search may ask for (`has`), and its page sizes. */
+export const SEARCH_HAS = ['link', 'embed', 'file', 'image', 'video', 'audio'] as const;
+export type SearchHas = (typeof SEARCH_HAS)[number];
+export const SEARCH_PAGE = { default: 25, max: 25, maxOffset: 975, totalCap: 1000 } as const;
+
+/**
+ * D67: a page of search hits, newest first. `total` is exact up to 1,000; past that it is 1000
+ * and `totalCapped` is true (present only then).
+ */
+export const SearchResult = Type.Object(
+  {
+    messages: Type.Array(Message),
+    total: Type.Integer({ minimum: 0, maximum: SEARCH_PAGE.totalCap }),
+    hasMore: Type.Boolean(),
+    totalCapped: Type.Optional(Type.Literal(true)),
+  },
+  { title: 'SearchResult', additionalProperties: false },
+);
+export type SearchResult = Static<typeof SearchResult>;
+
 /** D19: list entries {id, guildId, name, type}; the single read adds topic. */
 export const ChannelSummary = Type.Object(
   { id: Id, guildId: Id, name: Type.String(), type: Type.Integer() },
@@ -158,7 +178,15 @@ export const ChannelSummary = Type.Object(
 export type ChannelSummary = Static<typeof ChannelSummary>;
 
 export const Channel = Type.Object(
-  { id: Id, guildId: Id, name: Type.String(), type: Type.Integer(), topic: Type.String() },
+  {
+    id: Id,
+    guildId: Id,
+    name: Type.String(),
+    type: Type.Integer(),
+    topic: Type.String(),
+    /** D66: only in a person's READY, and only once the channel has a message */
+    lastMessageId: Type.Optional(Id),
+  },
   { title: 'Channel', additionalProperties: false },
 );
 export type Channel = Static<typeof Channel>;

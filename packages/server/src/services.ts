@@ -3,6 +3,7 @@ import { loadTokenSecret } from './domain/auth/secret.js';
 import { Urls, type Domain } from './domain/context.js';
 import { LinkPreviews } from './previews/link-previews.js';
 import { DerivedCache } from './domain/derived-cache.js';
+import { OidcClient } from './domain/oidc/oidc-client.js';
 import type { Config } from './config/config.js';
 import { openEvents, type EventsRuntime } from './events/runtime.js';
 import { systemClock, type Clock } from './ids/clock.js';
@@ -13,6 +14,9 @@ import { createRateLimiter } from './ratelimit/open.js';
 import { migrate, openDatabase, type OpenOptions } from './storage/db.js';
 import { secureDataDir, type Tightened } from './storage/file-modes.js';
 import { Health } from './health/health.js';
+import { loadVapidKeys } from './domain/push/vapid.js';
+import { PushSender } from './push/sender.js';
+import { VisibilityTracker } from './push/visibility.js';
 
 /** Everything the transports (HTTP, gateway, CLI) share, built once from the config. */
 export interface Services {
@@ -28,6 +32,8 @@ export interface Services {
   readonly tightened: readonly Tightened[];
   /** D72: outages of the database and Redis as this node sees them (logged once each) */
   readonly health: Health;
+  /** D66: Web Push: the sender (started by a serving node's gateway) and who has a visible tab */
+  readonly push: { readonly sender: PushSender; readonly visibility: VisibilityTracker };
   close(): Promise<void>;
 }
 
@@ -90,17 +96,42 @@ export async function openServices(
       config,
       (err) => process.stderr.write(`parley previews: ${String(err)}\n`),
     );
+    const origin = config.publicUrl ?? defaultOrigin(config);
+    // D66: the VAPID pair, kept like the token secret (configured, or generated once).
+    const vapid = await loadVapidKeys(handle.db, config, origin);
+    const pushLog = (err: unknown, msg: string): void => {
+      if (!health.quiet(err))
+        process.stderr.write(
+          `parley ${msg}: ${err instanceof Error ? err.message : String(err)}\n`,
+        );
+    };
+    const visibility = new VisibilityTracker({
+      nodeId: config.nodeId,
+      redisUrl: config.redisUrl,
+      log: pushLog,
+      ...(health.redis ? { health: health.redis } : {}),
+    });
+    const push = new PushSender(() => domain, vapid, visibility, {
+      policy: {
+        allowInsecure: config.webhookAllowInsecure,
+        allowPrivate: config.webhookAllowPrivate,
+      },
+      warn: pushLog,
+    });
     const domain: Domain = {
       previews,
+      push,
       db: events.db,
       dialect: handle.dialect,
       ids,
       clock,
-      urls: new Urls(config.publicUrl ?? defaultOrigin(config)),
+      urls: new Urls(origin),
       config,
       events: events.recorder,
       people: events.recorder,
       cache,
+      // D69: discovery waits for `parley serve` (main.ts warms it up), so CLI commands never call out.
+      ...(config.oidcIssuer !== undefined ? { oidc: new OidcClient(config) } : {}),
     };
     const limiter = createRateLimiter(config, clock, health);
     return {
@@ -110,10 +141,13 @@ export async function openServices(
       limiter,
       events,
       health,
+      push: { sender: push, visibility },
       tightened: [...dirs, ...handle.tightened],
       close: async () => {
         try {
           await previews.close();
+          await push.stop();
+          await visibility.stop();
           await events.close();
           await limiter.close();
         } finally {

@@ -1,13 +1,23 @@
 import { useEffect, useState } from 'preact/hooks';
+import { Permission } from '@parley/protocol';
 import { connState, stoppedBy } from './lib/gateway.js';
 import { get, sessionLost, throttled } from './lib/api.js';
 import { match, navigate, onLinkClick, path } from './lib/router.js';
 import type { Guild, User } from './lib/types.js';
 import { Invite, Login, Register } from './screens/auth.js';
 import { BotDetail, BotsPage } from './screens/bots.js';
-import { ChannelView, DmView, Empty, isAdmin, MembersPanel } from './screens/chat.js';
+import {
+  ChannelView,
+  DmView,
+  Empty,
+  guildNames,
+  isAdmin,
+  managesGuild,
+  MembersPanel,
+} from './screens/chat.js';
 import { CreateGuild, GuildAdmin } from './screens/guild-admin.js';
 import { SettingsPage } from './screens/settings.js';
+import { PinsButton } from './screens/pins-panel.js';
 import {
   dms,
   endSession,
@@ -16,25 +26,36 @@ import {
   logout,
   lostGuild,
   me,
+  members,
+  mentionCount,
   startSession,
   synced,
   unread,
 } from './state/store.js';
 import { Avatar, Spinner, Toasts } from './ui/kit.js';
 import { Icon } from './ui/icons.js';
+import { isOffline, Offline, reloadWhenOnline } from './ui/offline.js';
+import { dmMentions, guildMentions, MentionBadge, tabTitle, totalMentions } from './ui/badges.js';
+import { NotifyMenu } from './ui/notify-menu.js';
+import { SearchBox } from './screens/search.js';
 
 const PUBLIC = ['/login', '/register'];
 
 export function App() {
   const [checked, setChecked] = useState(false);
+  const [offline, setOffline] = useState(false);
   const p = path.value;
 
   useEffect(() => {
     // A session cookie (D47) may already be there: ask who we are.
     get<User>('/app/v1/users/@me', { anonymous: true })
       .then((u) => startSession(u))
-      .catch(() => {
-        /* no session: the login screen */
+      .catch((x: unknown) => {
+        // no session: the login screen; no network (D66 offline shell): say so
+        if (isOffline(x)) {
+          setOffline(true);
+          reloadWhenOnline();
+        }
       })
       .finally(() => setChecked(true));
   }, []);
@@ -53,6 +74,8 @@ export function App() {
         <Spinner />
       </div>
     );
+
+  if (offline) return <Offline />;
 
   const invite = match('/invite/:code', p);
   let page;
@@ -90,12 +113,14 @@ function Rail() {
         onClick={(e) => onLinkClick(e, '/dm')}
       >
         <Icon name="chat" size={22} />
-        {unreadDm && <span class="dot" aria-label="unread" />}
+        {unreadDm && dmMentions.value === 0 && <span class="dot" aria-label="unread" />}
+        <MentionBadge count={dmMentions.value} />
       </a>
       <hr />
       {guildList.value.map((g) => {
         const on = p.startsWith(`/g/${g.id}/`) || p === `/g/${g.id}`;
         const hasUnread = g.channels.some((c) => unread(c.id));
+        const gm = guildMentions(g);
         return (
           <a
             key={g.id}
@@ -107,7 +132,8 @@ function Rail() {
             onClick={(e) => onLinkClick(e, `/g/${g.id}`)}
           >
             <Avatar name={g.name} id={g.id} size={40} />
-            {hasUnread && <span class="dot" aria-hidden="true" />}
+            {hasUnread && gm === 0 && <span class="dot" aria-hidden="true" />}
+            <MentionBadge count={gm} />
           </a>
         );
       })}
@@ -149,7 +175,8 @@ function ChannelList({ guild, current }: { guild: Guild; current: number | undef
     <>
       <header class="sidebar-head">
         <h2 title={guild.name}>{guild.name}</h2>
-        {isAdmin(guild) && (
+        <NotifyMenu target={{ guildId: guild.id }} name={guild.name} />
+        {managesGuild(guild) && (
           <a
             href={`/g/${guild.id}/settings`}
             class="icon-btn"
@@ -165,6 +192,7 @@ function ChannelList({ guild, current }: { guild: Guild; current: number | undef
         <ul class="nav-list">
           {guild.channels.map((c) => {
             const u = unread(c.id) && c.id !== current;
+            const mc = c.id === current ? 0 : mentionCount(c.id);
             return (
               <li key={c.id}>
                 <a
@@ -175,7 +203,8 @@ function ChannelList({ guild, current }: { guild: Guild; current: number | undef
                 >
                   <Icon name="hash" size={16} />
                   <span class="nav-label">{c.name}</span>
-                  {u && <span class="dot" aria-label="unread" />}
+                  {u && mc === 0 && <span class="dot" aria-label="unread" />}
+                  <MentionBadge count={mc} />
                 </a>
               </li>
             );
@@ -199,6 +228,7 @@ function DmList({ current }: { current: number | undefined }) {
         <ul class="nav-list">
           {dms.value.map((d) => {
             const u = unread(d.channelId) && d.channelId !== current;
+            const mc = d.channelId === current ? 0 : mentionCount(d.channelId);
             return (
               <li key={d.channelId}>
                 <a
@@ -215,7 +245,8 @@ function DmList({ current }: { current: number | undefined }) {
                   />
                   <span class="nav-label">{d.recipient.name}</span>
                   {d.recipient.isBot && <span class="tag">BOT</span>}
-                  {u && <span class="dot" aria-label="unread" />}
+                  {u && mc === 0 && <span class="dot" aria-label="unread" />}
+                  <MentionBadge count={mc} />
                 </a>
               </li>
             );
@@ -333,9 +364,11 @@ function Shell() {
       </Empty>
     );
   }
+  // D66: the mentions waiting, in the tab title ("(3) general · Parley")
+  const waiting = totalMentions.value;
   useEffect(() => {
-    document.title = `${title} · Parley`;
-  }, [title]);
+    document.title = tabTitle(title, waiting);
+  }, [title, waiting]);
 
   const channel =
     gChan && guild ? guild.channels.find((c) => c.id === Number(gChan['channelId'])) : undefined;
@@ -368,6 +401,25 @@ function Shell() {
           </button>
           <h1 class="title">{title}</h1>
           {channel?.topic && <p class="topic muted">{channel.topic}</p>}
+          {guild && channel && (
+            <PinsButton
+              key={channel.id}
+              channelId={channel.id}
+              kind="guild"
+              canPin={isAdmin(guild) || (guild.myPermissions & Permission.MANAGE_MESSAGES) !== 0}
+              names={guildNames(guild, members.value.get(guild.id) ?? [])}
+            />
+          )}
+          {dmChan && (
+            <PinsButton
+              key={dmChan['channelId']}
+              channelId={Number(dmChan['channelId'])}
+              kind="dm"
+              canPin
+            />
+          )}
+          {channel && <NotifyMenu target={{ channelId: channel.id }} name={`#${channel.name}`} />}
+          {guild && gChan && <SearchBox guild={guild} />}
           {guild && gChan && (
             <button
               type="button"

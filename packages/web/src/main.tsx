@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { App } from './app.js';
 import './styles.css';
+import './lib/pwa.js';
 
 const root = document.getElementById('app');
 if (root) render(<App />, root);

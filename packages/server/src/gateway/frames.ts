@@ -30,6 +30,7 @@ export const resumedFrame = (s: number, d: { sessionId: string; replayed: number
 /** What the server makes of one client frame. */
 export type ClientFrame =
   | { kind: 'heartbeat'; lastSeq: number | null }
+  | { kind: 'visibility'; visible: boolean }
   | { kind: 'invalid'; message: string }
   | { kind: 'close'; code: number; reason: string };
 
@@ -38,7 +39,7 @@ export type ClientFrame =
  * close with 4002, unknown (or server-only) opcodes with 4001; a heartbeat with a malformed `d`
  * is answered with an INVALID_PAYLOAD error and the connection stays.
  */
-export function parseClientFrame(data: Buffer, isBinary: boolean): ClientFrame {
+export function parseClientFrame(data: Buffer, isBinary: boolean, people = false): ClientFrame {
   if (data.length > MAX_CLIENT_FRAME_BYTES)
     return { kind: 'close', code: Close.DECODE_ERROR, reason: 'frame over 4096 bytes' };
   if (isBinary) return { kind: 'close', code: Close.DECODE_ERROR, reason: 'frames are JSON text' };
@@ -53,6 +54,13 @@ export function parseClientFrame(data: Buffer, isBinary: boolean): ClientFrame {
   const { op, d } = frame as { op?: unknown; d?: unknown };
   if (typeof op !== 'number' || !Number.isInteger(op))
     return { kind: 'close', code: Close.DECODE_ERROR, reason: 'op must be an integer' };
+  // D66: op 3 (visibility) is a person's only; a bot sending it is closed as before (D56).
+  if (op === GatewayOp.VISIBILITY && people) {
+    const visible = (d as { visible?: unknown } | null | undefined)?.visible;
+    if (typeof d !== 'object' || d === null || typeof visible !== 'boolean')
+      return { kind: 'invalid', message: 'visibility d must be {visible: boolean}' };
+    return { kind: 'visibility', visible };
+  }
   if (op !== GatewayOp.HEARTBEAT)
     return { kind: 'close', code: Close.UNKNOWN_OPCODE, reason: `unknown opcode ${op}` };
   if (d === null || d === undefined) return { kind: 'heartbeat', lastSeq: null };

@@ -8,6 +8,7 @@ import { Close } from './close-codes.js';
 import { PeopleHub } from './people-hub.js';
 import { PersonConnection, type PersonIdentity } from './person-connection.js';
 import type { PresenceTracker } from './presence.js';
+import type { VisibilityTracker } from '../push/visibility.js';
 
 /** D47: how often every connected person's session is looked up again (idle expiry, missed signals). */
 export const SESSION_CHECK_MS = 60_000;
@@ -41,6 +42,8 @@ export class PeopleGateway {
     private readonly presence: PresenceTracker,
     private readonly log: (err: unknown, msg: string) => void,
     private readonly info: (fields: Record<string, unknown>, msg: string) => void = () => {},
+    /** D66: who has a visible tab (op 3), for Web Push */
+    private readonly visibility?: VisibilityTracker,
   ) {
     this.hub = new PeopleHub({ db: domain.db, log });
   }
@@ -76,6 +79,8 @@ export class PeopleGateway {
         heartbeatMs: c.heartbeatMs,
         resumeWindowS: c.resumeWindowS,
         rate: c.rateGateway,
+        ...(this.visibility ? { visibility: this.visibility } : {}),
+        presence: this.presence,
         finished: (x) => {
           this.conns.delete(x);
           const mine = this.byUser.get(x.userId);

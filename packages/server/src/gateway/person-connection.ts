@@ -4,6 +4,8 @@ import { GatewayOp, type PersonReady } from '@parley/protocol';
 import type { RateSpec } from '../config/config.js';
 import type { Domain } from '../domain/context.js';
 import { guildView } from '../domain/guilds/guild-view.js';
+import { dmsOf } from '../domain/me/me.service.js';
+import { readStatesOf } from '../domain/notifications/mention-marks.js';
 import { avatarUrl } from '../domain/views.js';
 import { Close, keepsSession } from './close-codes.js';
 import { INVALID_SESSION_FRAME, RECONNECT_FRAME } from './frames.js';
@@ -23,6 +25,10 @@ export interface PersonConnectionDeps {
   readonly heartbeatMs: number;
   readonly resumeWindowS: number;
   readonly rate: RateSpec | null;
+  /** D66: told when this connection becomes visible or hidden (op 3), and when a visible one closes */
+  readonly visibility?: { show(userId: number): void; hide(userId: number): void };
+  /** D66: who is online (READY's presences); absent: none listed */
+  readonly presence?: ReadyPresence;
   /** the connection has closed and its session is settled */
   finished(conn: PersonConnection): void;
   log(err: unknown, msg: string): void;
@@ -54,6 +60,8 @@ export class PersonConnection implements SessionSink {
   private readonly link: SocketLink;
   session: PersonSession | undefined;
   private closedState = false;
+  /** D66: the client said it is visible (op 3) and has not said otherwise since */
+  private visible = false;
   private markDone: () => void = () => {};
   private readonly done = new Promise<void>((resolve) => {
     this.markDone = resolve;
@@ -79,6 +87,7 @@ export class PersonConnection implements SessionSink {
         if (s && s.sink === this && !keepsSession(code)) this.deps.hub.end(s);
       },
       closed: (code) => this.onSocketClose(code),
+      visibility: (v) => this.setVisible(v),
     });
   }
 
@@ -138,7 +147,13 @@ export class PersonConnection implements SessionSink {
     }
     let ready: PersonReady;
     try {
-      ready = await buildReady(d, this.userId, session.id, this.deps.resumeWindowS);
+      ready = await buildReady(
+        d,
+        this.userId,
+        session.id,
+        this.deps.resumeWindowS,
+        this.deps.presence,
+      );
     } catch (err) {
       hub.end(session);
       throw err;
@@ -188,8 +203,20 @@ export class PersonConnection implements SessionSink {
     return this.link.bufferedAmount;
   }
 
+  /** D66: op 3. A connection counts as visible from the client's saying so until it closes. */
+  private setVisible(v: boolean): void {
+    if (v === this.visible || this.closedState) return;
+    this.visible = v;
+    if (v) this.deps.visibility?.show(this.userId);
+    else this.deps.visibility?.hide(this.userId);
+  }
+
   private onSocketClose(code: number): void {
     this.closedState = true;
+    if (this.visible) {
+      this.visible = false;
+      this.deps.visibility?.hide(this.userId);
+    }
     this.endCode = code;
     const s = this.session;
     if (s && s.sink === this) {
@@ -208,14 +235,27 @@ export class PersonConnection implements SessionSink {
   }
 }
 
-/** D51 READY: the user, every guild as GET /app/v1/guilds/:guildId shows it, read states. */
+/** D66: what READY asks of the presence tracker (gateway/presence.ts). */
+export interface ReadyPresence {
+  watchedBy(userId: number): Promise<number[]>;
+  onlineAmong(users: readonly number[]): Promise<Set<number>>;
+}
+
+/**
+ * D51 READY: the user, every guild as GET /app/v1/guilds/:guildId shows it (D66: each channel
+ * with its `lastMessageId` once it has a message), read states with `mentionCount`, and D66's
+ * `presences` (the online among those sharing a guild or a DM) and `dms` (with `lastMessageId`).
+ * No history is scanned: a channel's newest message is one index probe, mention counts are the
+ * person's own unread marks (domain/notifications/mention-marks.ts).
+ */
 export async function buildReady(
   d: Domain,
   userId: number,
   sessionId: string,
   resumeWindowS: number,
+  presence?: ReadyPresence,
 ): Promise<PersonReady> {
-  const [user, memberships, reads] = await Promise.all([
+  const [user, memberships, reads, dms, presences] = await Promise.all([
     d.db
       .selectFrom('users')
       .select(['id', 'name', 'avatar'])
@@ -227,18 +267,24 @@ export async function buildReady(
       .where('user_id', '=', userId)
       .orderBy('guild_id', 'asc')
       .execute(),
-    d.db
-      .selectFrom('read_states')
-      .select(['channel_id', 'last_read_id'])
-      .where('user_id', '=', userId)
-      .orderBy('channel_id', 'asc')
-      .execute(),
+    readStatesOf(d.db, userId),
+    dmsOf(d, userId),
+    onlinePresences(userId, presence),
   ]);
   const guilds = [];
   for (const m of memberships) {
     const g = await guildView(d.db, Number(m.guild_id), userId);
     if (g) guilds.push(g);
   }
+  const last = await lastMessageIds(
+    d,
+    guilds.flatMap((g) => g.channels.map((c) => c.id)),
+  );
+  for (const g of guilds)
+    g.channels = g.channels.map((c) => {
+      const id = last.get(c.id);
+      return id === undefined ? c : { ...c, lastMessageId: id };
+    });
   return {
     sessionId,
     user: {
@@ -248,10 +294,42 @@ export async function buildReady(
       isBot: false,
     },
     guilds,
-    readStates: reads.map((r) => ({
-      channelId: Number(r.channel_id),
-      lastReadId: Number(r.last_read_id),
-    })),
+    readStates: reads,
     resumeWindowS,
+    presences,
+    dms: dms.dms,
   };
+}
+
+async function onlinePresences(
+  userId: number,
+  presence: ReadyPresence | undefined,
+): Promise<PersonReady['presences']> {
+  if (!presence) return [];
+  const online = await presence.onlineAmong(await presence.watchedBy(userId));
+  return [...online].sort((a, b) => a - b).map((id) => ({ userId: id, status: 'online' }));
+}
+
+/**
+ * D66: each channel's newest message id — one probe of the (channel_id, id) index per channel
+ * (a correlated max that both databases answer from the index's end).
+ */
+async function lastMessageIds(d: Domain, channelIds: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (let i = 0; i < channelIds.length; i += 500) {
+    const rows = await d.db
+      .selectFrom('channels as c')
+      .select((eb) => [
+        'c.id',
+        eb
+          .selectFrom('messages as m')
+          .select((e) => e.fn.max('m.id').as('max'))
+          .whereRef('m.channel_id', '=', 'c.id')
+          .as('last'),
+      ])
+      .where('c.id', 'in', channelIds.slice(i, i + 500))
+      .execute();
+    for (const r of rows) if (r.last != null) out.set(Number(r.id), Number(r.last));
+  }
+  return out;
 }

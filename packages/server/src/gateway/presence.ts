@@ -120,6 +120,30 @@ export class PresenceTracker {
     return this.local.has(userId) || this.leaving.has(userId);
   }
 
+  /**
+   * D66: which of `users` are online now — held here, or (several nodes) in a live node's set in
+   * Redis. READY's `presences`. While Redis cannot answer, this node's own view (presence is a
+   * hint, D72).
+   */
+  async onlineAmong(users: readonly number[]): Promise<Set<number>> {
+    const out = new Set<number>();
+    const rest: number[] = [];
+    for (const u of users) {
+      if (this.isOnlineHere(u)) out.add(u);
+      else rest.push(u);
+    }
+    const r = this.redis;
+    if (r && rest.length > 0) {
+      try {
+        for (let i = 0; i < rest.length; i += 1000)
+          for (const u of await this.onlineElsewhere(r, rest.slice(i, i + 1000))) out.add(u);
+      } catch (err) {
+        this.o.log(err, 'presence: Redis could not say who is online');
+      }
+    }
+    return out;
+  }
+
   /** A gateway connection of `userId` opened on this node. */
   up(userId: number): void {
     const n = this.local.get(userId) ?? 0;
@@ -239,6 +263,41 @@ export class PresenceTracker {
         audience: { kind: 'guild', guildId },
       });
     }
+    // D66: the people it has a DM with hear it too (READY lists them).
+    const partners = await dmPartners(this.d, userId);
+    if (partners.length > 0)
+      this.d.people.ephemeral({
+        type: 'PRESENCE_UPDATE',
+        data: { userId, status },
+        audience: { kind: 'users', userIds: partners },
+      });
+  }
+
+  /**
+   * D66: the people whose presence READY shows `userId`: the members of its guilds of at most
+   * PRESENCE_MAX_MEMBERS members (the larger ones announce no presence, see above) and its DM
+   * partners — not itself.
+   */
+  async watchedBy(userId: number): Promise<number[]> {
+    const rows = await this.d.db
+      .selectFrom('members')
+      .select('guild_id')
+      .where('user_id', '=', userId)
+      .execute();
+    const counts = await this.memberCountsOf(rows.map((g) => Number(g.guild_id)));
+    const small = [...counts].filter(([, n]) => n <= PRESENCE_MAX_MEMBERS).map(([g]) => g);
+    const ids = new Set<number>(await dmPartners(this.d, userId));
+    if (small.length > 0) {
+      const mates = await this.d.db
+        .selectFrom('members')
+        .select('user_id')
+        .distinct()
+        .where('guild_id', 'in', small)
+        .execute();
+      for (const m of mates) ids.add(Number(m.user_id));
+    }
+    ids.delete(userId);
+    return [...ids].sort((a, b) => a - b);
   }
 
   private async memberCountsOf(guilds: readonly number[]): Promise<Map<number, number>> {
@@ -265,4 +324,19 @@ export class PresenceTracker {
     }
     return out;
   }
+}
+
+/** The other parties of `userId`'s DMs. */
+async function dmPartners(d: Domain, userId: number): Promise<number[]> {
+  const rows = await d.db
+    .selectFrom('channels')
+    .select(['dm_user_low', 'dm_user_high'])
+    .where('guild_id', 'is', null)
+    .where((eb) => eb.or([eb('dm_user_low', '=', userId), eb('dm_user_high', '=', userId)]))
+    .execute();
+  const out = new Set<number>();
+  for (const r of rows)
+    for (const u of [r.dm_user_low, r.dm_user_high])
+      if (u !== null && Number(u) !== userId) out.add(Number(u));
+  return [...out];
 }

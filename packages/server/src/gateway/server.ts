@@ -21,6 +21,7 @@ import { GatewayConnection, type BotIdentity } from './connection.js';
 import { PeopleGateway } from './people-gateway.js';
 import type { PersonIdentity } from './person-connection.js';
 import { PresenceTracker } from './presence.js';
+import type { VisibilityTracker } from '../push/visibility.js';
 import { GatewayRegistry } from './registry.js';
 import { releaseNode } from './session-store.js';
 import { takeConnectSlot } from './connect-attempts.js';
@@ -32,6 +33,8 @@ export interface GatewayDeps {
   readonly events: EventsRuntime;
   /** D72: outages are logged once there, not per connection or per check */
   readonly health?: Health | undefined;
+  /** D66: the push sender runs on serving nodes; visibility (op 3) is tracked per node */
+  readonly push?: { sender: { start(): void }; visibility: VisibilityTracker } | undefined;
 }
 
 export const GATEWAY_PATH = '/gateway';
@@ -76,8 +79,13 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
     log,
     ...(health.redis ? { health: health.redis } : {}),
   });
-  const people = new PeopleGateway(domain, events, presence, log, (fields, msg) =>
-    app.log.info(fields, msg),
+  const people = new PeopleGateway(
+    domain,
+    events,
+    presence,
+    log,
+    (fields, msg) => app.log.info(fields, msg),
+    deps.push?.visibility,
   );
   const wss = new WebSocketServer({
     noServer: true,
@@ -238,6 +246,9 @@ export function installGateway(app: FastifyInstance, deps: GatewayDeps): void {
     registry.start();
     people.start();
     await presence.start();
+    // D66: pushes go out from serving nodes only (a CLI command's sends notify nobody).
+    await deps.push?.visibility.start();
+    deps.push?.sender.start();
   });
 
   // preClose runs before the HTTP server stops: clients still hear op 7 and a clean close.

@@ -23,6 +23,8 @@ export interface LinkOptions {
   readonly closed: (code: number) => void;
   /** a client heartbeat arrived (D30 op 1, with its `d`) */
   readonly heartbeat?: (lastSeq: number | null) => void;
+  /** D66: a person's client said whether it is visible (op 3); absent: op 3 closes 4001 */
+  readonly visibility?: (visible: boolean) => void;
   /**
    * D70: past this many unsent bytes queued for the peer (a client that does not read) the
    * socket closes with 4000. Frames sent with `exempt` (READY) do not count while unsent.
@@ -102,7 +104,7 @@ export class SocketLink {
   private onFrame(data: Buffer, isBinary: boolean): void {
     if (this.closing) return;
     if (data.length <= 4096 && this.o.rate && !this.allowFrame(this.o.rate)) return;
-    const frame = parseClientFrame(data, isBinary);
+    const frame = parseClientFrame(data, isBinary, this.o.visibility !== undefined);
     switch (frame.kind) {
       case 'close':
         this.close(frame.code, frame.reason);
@@ -114,6 +116,9 @@ export class SocketLink {
         this.heartbeat?.refresh();
         this.send(HEARTBEAT_ACK_FRAME);
         this.o.heartbeat?.(frame.lastSeq);
+        return;
+      case 'visibility':
+        this.o.visibility?.(frame.visible);
         return;
     }
   }

@@ -1,3 +1,4 @@
+import type { Services } from '../services.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -36,6 +37,7 @@ import { fileRoutes } from './routes/files.routes.js';
 import { guildAdminRoutes } from './routes/guild-admin.routes.js';
 import { memberRoutes } from './routes/members.routes.js';
 import { messageRoutes } from './routes/messages.routes.js';
+import { searchRoutes } from './routes/search.routes.js';
 import { reactionRoutes } from './routes/reactions.routes.js';
 import { installOps, type Lifecycle } from './routes/ops.routes.js';
 import { httpRequest } from '../metrics/metrics.js';
@@ -54,6 +56,8 @@ export interface AppDeps {
   readonly lifecycle?: Lifecycle | undefined;
   /** D72: database and Redis outages (Services.health; absent in tools: a fresh one) */
   readonly health?: Health | undefined;
+  /** D66: Web Push (Services.push; absent in tools: no pushes, no VAPID key route) */
+  readonly push?: Services['push'] | undefined;
 }
 
 export interface AppOptions {
@@ -166,6 +170,8 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
         guildAdminRoutes,
         commandRoutes,
         interactionRoutes,
+        // D67
+        searchRoutes,
       ]) {
         await api.register(routes, { deps });
       }

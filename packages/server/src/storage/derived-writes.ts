@@ -21,6 +21,9 @@ const NO_DERIVED_DATA = new Set([
   // D46/D48: nothing cached derives from login attempts or read marks (read marks are frequent).
   'login_failures',
   'read_states',
+  // D66: unread mentions (written with messages) and notification settings feed no cache
+  'unread_mentions',
+  'notification_settings',
   // D50: written with every webhook try
   'webhook_attempts',
   // D60: nothing cached derives from the audit log

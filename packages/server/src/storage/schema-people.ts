@@ -51,10 +51,31 @@ export interface WebhookAttemptsTable {
   response_body: string | null;
 }
 
+/** D66: a message that mentions a person who has not read it yet (migrations/0050). */
+export interface UnreadMentionsTable {
+  message_id: number;
+  user_id: number;
+  channel_id: number;
+}
+
+/** D66: a person's notification level and mute for one guild or one channel. */
+export interface NotificationSettingsTable {
+  user_id: number;
+  /** the guild's or the channel's id (one row per person and target) */
+  target_id: number;
+  guild_id: number | null;
+  channel_id: number | null;
+  level: 'all' | 'mentions' | 'none';
+  /** Unix ms; null: not muted */
+  mute_until: number | null;
+}
+
 export interface PeopleTables {
   login_failures: LoginFailuresTable;
   invites: InvitesTable;
   bans: BansTable;
   read_states: ReadStatesTable;
+  unread_mentions: UnreadMentionsTable;
+  notification_settings: NotificationSettingsTable;
   webhook_attempts: WebhookAttemptsTable;
 }

@@ -2,7 +2,9 @@ import type { Generated } from 'kysely';
 import type { EventsTables } from './schema-events.js';
 import type { FilesTables } from './schema-files.js';
 import type { InteractionsTables } from './schema-interactions.js';
+import type { PushTables } from './schema-push.js';
 import type { PeopleTables } from './schema-people.js';
+import type { OidcTables } from './schema-oidc.js';
 import type { WebhooksTables } from './schema-webhooks.js';
 
 /**
@@ -171,7 +173,14 @@ export interface SettingsTable {
 
 /** Every table; each area adds its own in schema-<area>.ts. */
 export interface Database
-  extends EventsTables, FilesTables, WebhooksTables, PeopleTables, InteractionsTables {
+  extends
+    EventsTables,
+    FilesTables,
+    WebhooksTables,
+    PeopleTables,
+    InteractionsTables,
+    PushTables,
+    OidcTables {
   users: UsersTable;
   bots: BotsTable;
   user_sessions: UserSessionsTable;

@@ -197,9 +197,10 @@ dbDescribe('D48 me, users, guilds, DMs, leave, read states', () => {
     expect((await me.put(`/channels/${dm}/read`, { messageId: m1.body.id })).status).toBe(204);
     const r = await expectStatus(await me.get('/users/@me/read-states'), 200);
     expect(r.body).toEqual({
+      // D66 adds mentionCount (ann's messages mention nobody)
       readStates: [
-        { channelId: general, lastReadId: m2.body.id },
-        { channelId: dm, lastReadId: m1.body.id },
+        { channelId: general, lastReadId: m2.body.id, mentionCount: 0 },
+        { channelId: dm, lastReadId: m1.body.id, mentionCount: 0 },
       ].sort((a, b) => a.channelId - b.channelId),
     });
     // Access: a channel Ben cannot VIEW → 403; someone else's DM → 403; not a member → 403.

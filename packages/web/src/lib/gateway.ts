@@ -39,7 +39,18 @@ export class Gateway {
   private stopped = false;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly h: GatewayHandlers) {}
+  constructor(private readonly h: GatewayHandlers) {
+    // D66: the server pushes a notification only to people with no visible tab (op 3).
+    if (typeof document !== 'undefined')
+      document.addEventListener('visibilitychange', () => this.reportVisibility());
+  }
+
+  /** D66 (op 3, people only): tell the server whether this tab can be seen now. */
+  private reportVisibility(): void {
+    if (this.ws?.readyState !== WebSocket.OPEN || connState.value !== 'ready') return;
+    const visible = typeof document !== 'undefined' && document.visibilityState === 'visible';
+    this.ws.send(JSON.stringify({ op: GatewayOp.VISIBILITY, d: { visible } }));
+  }
 
   start(): void {
     this.stopped = false;
@@ -139,10 +150,12 @@ export class Gateway {
           connState.value = 'ready';
           const fresh = this.hadReady;
           this.hadReady = true;
+          this.reportVisibility();
           this.h.onReady(f.d, fresh);
         } else if (f.t === 'RESUMED') {
           this.retries = 0;
           connState.value = 'ready';
+          this.reportVisibility();
           this.h.onResumed();
         } else if (f.t && f.t !== 'ERROR') {
           this.h.onDispatch(f.t, f.d);

@@ -22,6 +22,8 @@ export type {
   MemberUser,
   Message,
   MessageList,
+  NotificationLevel,
+  NotificationSetting,
   OwnedBot,
   PeopleEventDataMap,
   RichEventDataMap,

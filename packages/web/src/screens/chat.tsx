@@ -22,10 +22,14 @@ import { toast } from '../ui/toast.js';
 import { ADMIN_BITS, holds, nameColor, nameColors } from '../lib/permissions.js';
 import { Composer } from './composer.js';
 import { MemberActions } from './member-menu.js';
+import { guildMentionSource } from './mention-autocomplete.js';
 import { MessageList, type ViewerInfo } from './messages.js';
 
-/** D57/D59: any right of guild administration — the guild's settings are worth opening. */
 export const isAdmin = (g: Guild): boolean =>
+  (g.myPermissions & Permission.ADMINISTRATOR) !== 0 || g.ownerId === me.value?.id;
+
+/** D57/D59: any right of guild administration — the guild's settings are worth opening. */
+export const managesGuild = (g: Guild): boolean =>
   (g.myPermissions & ADMIN_BITS) !== 0 || g.ownerId === me.value?.id;
 
 /** D21: open (or find) the DM with someone, then go there. */
@@ -91,7 +95,7 @@ const channelName = (id: number): string | undefined => {
 };
 
 /** D62: how mentions read in a guild: its members, its roles, the channels I can see. */
-function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
+export function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
   const users = new Map(list.map((m) => [m.user.id, m.user.name]));
   const roles = new Map(
     guild.roles.map((r) => [
@@ -115,6 +119,8 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   const list = members.value.get(guild.id);
   const [card, setCard] = useState<number | null>(null);
   if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
+  // D57: what the reader may do with messages here (the owner and ADMINISTRATOR hold every bit)
+  const may = (bit: number) => isAdmin(guild) || (guild.myPermissions & bit) !== 0;
   const info = useMemo<ViewerInfo>(
     () => ({
       bots: new Set(guild.bots),
@@ -125,10 +131,17 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
       nameColors: nameColors(guild, list ?? []),
       // a name on a message opens the member's card (the member menu)
       onAuthor: (id) => setCard(id),
+      canReact: may(Permission.ADD_REACTIONS),
+      canPin: may(Permission.MANAGE_MESSAGES),
+      canReply: may(Permission.SEND_MESSAGES),
     }),
     [guild, list],
   );
   const carded = card === null ? undefined : list?.find((m) => m.user.id === card);
+  const mentionSource = useMemo(
+    () => guildMentionSource(guild, list ?? [], may(Permission.MENTION_EVERYONE)),
+    [guild, list],
+  );
   const uploader = useRef<((f: File[]) => void) | null>(null);
   const drop = useDrop((f) => uploader.current?.(f));
   const lastTyping = useRef(0);
@@ -143,6 +156,8 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
         placeholder={`Message #${channel.name}`}
         disabled={canSend ? undefined : 'You cannot send messages in this channel.'}
         uploadRef={uploader}
+        mentions={mentionSource}
+        names={info.names}
         onTyping={() => {
           // D51: one typing call per 6 s of typing at most (it shows for 8 s).
           if (Date.now() - lastTyping.current < 6000) return;
@@ -177,6 +192,16 @@ export function DmView({ channelId }: { channelId: number }) {
         channel: channelName,
         meId: me.value?.id,
       },
+      canPin: true, // D63: either party of a DM pins
+    }),
+    [dm],
+  );
+  const mentionSource = useMemo(
+    () => ({
+      people: [...(dm ? [dm.recipient] : []), ...(me.value ? [me.value] : [])],
+      roles: [],
+      channels: [],
+      everyone: false,
     }),
     [dm],
   );
@@ -190,6 +215,8 @@ export function DmView({ channelId }: { channelId: number }) {
         log={log}
         placeholder={`Message ${name}`}
         uploadRef={uploader}
+        mentions={mentionSource}
+        names={info.names}
         onTyping={() => {
           if (Date.now() - lastTyping.current < 6000) return;
           lastTyping.current = Date.now();
@@ -251,7 +278,7 @@ export function MemberDialog(props: {
             <Icon name="chat" size={16} /> Send a message
           </button>
         )}
-        {isAdmin(guild) && (
+        {managesGuild(guild) && (
           <button
             type="button"
             class="btn"

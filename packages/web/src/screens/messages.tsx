@@ -7,6 +7,10 @@ import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
+import { editingId } from './compose-state.js';
+import { previewText } from './mention-autocomplete.js';
+import { MessageMenu } from './message-menu.js';
+import { Reactions } from './reaction-picker.js';
 
 /** The newest messages the DOM holds at the bottom (long channels stay smooth: issue #12). */
 const WINDOW = 120;
@@ -28,6 +32,10 @@ export interface ViewerInfo {
   nameColors?: ReadonlyMap<number, string>;
   /** a click on an author's name (a guild: the member's card and menu) */
   onAuthor?: (userId: number) => void;
+  /** D63: may react (ADD_REACTIONS), pin (MANAGE_MESSAGES; anyone in a DM), reply (SEND_MESSAGES) */
+  canReact?: boolean;
+  canPin?: boolean;
+  canReply?: boolean;
 }
 
 const authorStyle = (info: ViewerInfo, id: number) => {
@@ -89,7 +97,7 @@ const mentionsMe = (m: Message): boolean =>
 /** D61: the message a reply answers, above it (null: it was deleted). */
 function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: MentionNames }) {
   if (!ref_) return <div class="reply-to muted small">Original message was deleted</div>;
-  const text = ref_.content || (ref_.attachments ? 'Attachment' : ref_.embeds ? 'Embed' : '');
+  const text = previewText(ref_, names);
   return (
     <button
       type="button"
@@ -103,7 +111,7 @@ function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: M
       }}
     >
       <span class="author">@{names.user(ref_.author.id) ?? ref_.author.name}</span>{' '}
-      <span class="reply-text">{text.length > 120 ? `${text.slice(0, 120)}…` : text}</span>
+      <span class="reply-text">{text}</span>
     </button>
   );
 }
@@ -196,35 +204,6 @@ function EmbedView({ e, names }: { e: Embed; names: MentionNames }) {
   );
 }
 
-/** D63: counts, mine highlighted; a click adds or takes back mine. */
-function Reactions({ m, log }: { m: Message; log: ChannelLog }) {
-  const toggle = async (emoji: string, mine: boolean) => {
-    const url = `${log.base}/${m.id}/reactions/${encodeURIComponent(emoji)}/@me`;
-    try {
-      if (mine) await del(url);
-      else await put(url);
-    } catch (x) {
-      toast(describe(x));
-    }
-  };
-  return (
-    <div class="reactions">
-      {(m.reactions ?? []).map((r) => (
-        <button
-          type="button"
-          key={r.emoji}
-          class={`reaction${r.me ? ' me' : ''}`}
-          aria-pressed={r.me}
-          aria-label={`${r.emoji} ${r.count}${r.me ? ', yours' : ''}`}
-          onClick={() => void toggle(r.emoji, r.me)}
-        >
-          {r.emoji} <span class="count">{r.count}</span>
-        </button>
-      ))}
-    </div>
-  );
-}
-
 function Editor(props: { m: Message; log: ChannelLog; done: () => void }) {
   const [text, setText] = useState(props.m.content);
   const [err, setErr] = useState<string | null>(null);
@@ -283,7 +262,13 @@ function Item(props: {
   onMedia: () => void;
 }) {
   const { m, info } = props;
-  const [editing, setEditing] = useState(false);
+  const [editingHere, setEditing] = useState(false);
+  // Up-arrow in the composer opens my last message (compose-state.ts)
+  const editing = editingHere || editingId.value === m.id;
+  const stopEditing = () => {
+    setEditing(false);
+    if (editingId.value === m.id) editingId.value = null;
+  };
   const [confirm, setConfirm] = useState(false);
   const mine = m.author.id === me.value?.id;
   const canDelete = mine || (info.moderator && m.guildId !== undefined);
@@ -336,6 +321,7 @@ function Item(props: {
               </span>
             )}
             {info.bots.has(m.author.id) && <span class="tag">BOT</span>}
+            {m.pinned && <span class="tag pinned">pinned</span>}
             <time
               class="muted small"
               dateTime={m.timestamp}
@@ -346,7 +332,7 @@ function Item(props: {
           </div>
         )}
         {editing ? (
-          <Editor m={m} log={props.log} done={() => setEditing(false)} />
+          <Editor m={m} log={props.log} done={stopEditing} />
         ) : (
           <>
             {m.content !== '' && <Body m={m} onMedia={props.onMedia} names={info.names} />}
@@ -354,7 +340,7 @@ function Item(props: {
             {m.embeds?.map((e, i) => (
               <EmbedView key={i} e={e} names={info.names} />
             ))}
-            {m.reactions && <Reactions m={m} log={props.log} />}
+            {m.reactions && <Reactions m={m} log={props.log} canReact={info.canReact ?? true} />}
             {m.editedTimestamp && (
               <span class="muted small" title={new Date(m.editedTimestamp).toLocaleString()}>
                 (edited)
@@ -363,8 +349,18 @@ function Item(props: {
           </>
         )}
       </div>
-      {!editing && (mine || canDelete) && (
+      {!editing && (
         <div class="msg-actions">
+          {/* D65: an ephemeral message (flags 1) is not stored: nothing to reply to, react to or pin */}
+          {((m.flags ?? 0) & 1) === 0 && (
+            <MessageMenu
+              m={m}
+              log={props.log}
+              canReact={info.canReact ?? true}
+              canPin={info.canPin ?? false}
+              canReply={info.canReply ?? true}
+            />
+          )}
           {mine && !media(m.content) && (
             <button
               type="button"

@@ -5,6 +5,8 @@ import { describeAgent } from '../lib/user-agent.js';
 import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
+import { NotificationsSection } from './notifications-settings.js';
+import { SsoSettings } from './sso.js';
 
 export function SettingsPage() {
   const u = me.value;
@@ -13,7 +15,9 @@ export function SettingsPage() {
     <div class="page">
       <Profile u={u} />
       <Password />
+      <SsoSettings />
       <Sessions />
+      <NotificationsSection />
       <YourData />
       <section class="card">
         <h2>Log out</h2>

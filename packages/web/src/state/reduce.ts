@@ -6,6 +6,7 @@ import type {
   Message,
   PeopleEventDataMap,
   RichEventDataMap,
+  ReadState,
   ReadyPerson,
   User,
 } from '../lib/types.js';
@@ -37,6 +38,8 @@ export interface State {
   readonly readStates: ReadonlyMap<number, number>;
   /** channel → the newest message id seen (unread marks) */
   readonly latest: ReadonlyMap<number, number>;
+  /** D66: channel → unread messages that address me (mentions; in a DM every message) */
+  readonly mentions: ReadonlyMap<number, number>;
   readonly presence: ReadonlyMap<number, 'online' | 'offline'>;
   /** channel → user → until (ms); D51: shown for 8 s */
   readonly typing: ReadonlyMap<number, ReadonlyMap<number, number>>;
@@ -53,6 +56,7 @@ export const initial: State = Object.freeze({
   dms: [],
   readStates: new Map(),
   latest: new Map(),
+  mentions: new Map(),
   presence: new Map(),
   typing: new Map(),
   members: new Map(),
@@ -84,6 +88,8 @@ export interface LocalEvents {
   PAGE: { channelId: number; messages: readonly Message[]; hasOlder?: boolean; newest?: boolean };
   /** the read mark moved here (D48) */
   READ: { channelId: number; messageId: number };
+  /** D66: the read states read again (GET /app/v1/users/@me/read-states) */
+  READ_STATES: readonly ReadState[];
   /** typing marks older than `now` end */
   TYPING_EXPIRE: { channelId: number; now: number };
   /** the "you lost that guild" notice was shown */
@@ -129,9 +135,46 @@ function noteLatest(s: State, channelId: number, id: number): State {
 }
 
 function read(s: State, channelId: number, messageId: number): State {
-  return (s.readStates.get(channelId) ?? 0) >= messageId
-    ? s
-    : { ...s, readStates: put(s.readStates, channelId, messageId) };
+  if ((s.readStates.get(channelId) ?? 0) >= messageId) return s;
+  const n = { ...s, readStates: put(s.readStates, channelId, messageId) };
+  // D66: read up to the newest message: nothing there addresses me any more. (Read part of the
+  // way, the server's MESSAGE_ACK says what is left.)
+  return messageId >= (s.latest.get(channelId) ?? 0) ? setMentions(n, channelId, 0) : n;
+}
+
+function setMentions(s: State, channelId: number, n: number): State {
+  const m = put(s.mentions, channelId, n > 0 ? n : undefined);
+  return m === s.mentions ? s : { ...s, mentions: m };
+}
+
+/**
+ * D66: the server's read state (MESSAGE_ACK, a read-states refetch) is the truth, unless this
+ * app has already read further (its own mark is on its way; that ack follows).
+ */
+function serverRead(s: State, r: ReadState): State {
+  const mine = s.readStates.get(r.channelId) ?? 0;
+  if (mine > r.lastReadId) return s;
+  const n =
+    r.lastReadId > mine ? { ...s, readStates: put(s.readStates, r.channelId, r.lastReadId) } : s;
+  return setMentions(n, r.channelId, r.mentionCount);
+}
+
+/**
+ * D66: does this message address me — a DM from the other person, or a mention of me or of
+ * everyone (the server resolved them, D61/D62)? Role mentions are not known here (the store
+ * reads the read states again for those).
+ */
+export function addressesMe(s: State, m: Message): boolean {
+  const me = s.me?.id;
+  if (me === undefined || m.author.id === me) return false;
+  if (m.guildId === undefined) return true;
+  return m.mentionEveryone === true || (m.mentions ?? []).includes(me);
+}
+
+/** D66: an unread message stopped (−1) or started (+1) addressing me. */
+function bumpMentions(s: State, m: Message, by: number): State {
+  if ((s.readStates.get(m.channelId) ?? 0) >= m.id) return s;
+  return setMentions(s, m.channelId, (s.mentions.get(m.channelId) ?? 0) + by);
 }
 
 function patchGuild(s: State, id: number, f: (g: Guild) => Guild): State {
@@ -149,12 +192,20 @@ function patchChannel(s: State, channelId: number, f: (c: ChannelState) => Chann
 function forgetChannels(s: State, ids: readonly number[]): State {
   let channels = s.channels;
   let typing = s.typing;
+  let mentions = s.mentions;
   for (const id of ids) {
     channels = put(channels, id, undefined);
     typing = put(typing, id, undefined);
+    mentions = put(mentions, id, undefined);
   }
-  return channels === s.channels && typing === s.typing ? s : { ...s, channels, typing };
+  return channels === s.channels && typing === s.typing && mentions === s.mentions
+    ? s
+    : { ...s, channels, typing, mentions };
 }
+
+/** The message as this store holds it (only when its channel was opened). */
+const known = (s: State, channelId: number, id: number): Message | undefined =>
+  s.channels.get(channelId)?.items.find((x) => x.id === id);
 
 function patchMessage(s: State, channelId: number, id: number, f: (m: Message) => Message): State {
   return patchChannel(s, channelId, (c) => {
@@ -192,8 +243,20 @@ export function reduce(s: State, e: StoreEvent): State {
         synced: true,
         guilds: new Map(e.d.guilds.map((g) => [g.id, g])),
         readStates: new Map(e.d.readStates.map((r) => [r.channelId, r.lastReadId])),
+        // D66: exact on every READY: mention counts, who is online (the others are not), DMs
+        mentions: new Map(
+          e.d.readStates
+            .filter((r) => r.mentionCount > 0)
+            .map((r) => [r.channelId, r.mentionCount]),
+        ),
+        presence: new Map(e.d.presences.map((p) => [p.userId, p.status])),
+        dms: e.d.dms,
         lostGuild: s.synced && gone[0] ? gone[0].name : s.lostGuild,
       };
+      // D66: each channel's and DM's newest message: unread marks right on a fresh load
+      for (const g of e.d.guilds)
+        for (const c of g.channels) if (c.lastMessageId) n = noteLatest(n, c.id, c.lastMessageId);
+      for (const d of e.d.dms) if (d.lastMessageId) n = noteLatest(n, d.channelId, d.lastMessageId);
       for (const g of gone) {
         n = forgetChannels(
           n,
@@ -226,6 +289,13 @@ export function reduce(s: State, e: StoreEvent): State {
     }
     case 'READ':
       return read(s, e.d.channelId, e.d.messageId);
+    case 'READ_STATES': {
+      let n = s;
+      for (const r of e.d) n = serverRead(n, r);
+      return n;
+    }
+    case 'MESSAGE_ACK':
+      return serverRead(s, e.d);
     case 'TYPING_EXPIRE': {
       const t = s.typing.get(e.d.channelId);
       if (!t) return s;
@@ -271,7 +341,10 @@ export function reduce(s: State, e: StoreEvent): State {
     case 'DM_MESSAGE_CREATE': {
       const m = e.d;
       let n = patchChannel(s, m.channelId, (c) => ({ ...c, items: mergeMessages(c.items, [m]) }));
+      const fresh = (s.latest.get(m.channelId) ?? 0) < m.id; // not a replay
       n = noteLatest(n, m.channelId, m.id);
+      // D66: one more unread message addressing me
+      if (fresh && addressesMe(n, m)) n = bumpMentions(n, m, 1);
       // What I sent (here or on another device) is read.
       if (m.author.id === s.me?.id) n = read(n, m.channelId, m.id);
       const tm = n.typing.get(m.channelId);
@@ -290,12 +363,25 @@ export function reduce(s: State, e: StoreEvent): State {
       return n;
     }
     case 'MESSAGE_UPDATE':
-    case 'DM_MESSAGE_UPDATE':
-      return updateMessage(s, e.d);
+    case 'DM_MESSAGE_UPDATE': {
+      // D66: an edit that adds or removes a mention of me, while unread
+      const old = known(s, e.d.channelId, e.d.id);
+      let n = updateMessage(s, e.d);
+      if (old) {
+        // the update is the whole message (D35): its mentions are the new ones
+        const was = addressesMe(s, old);
+        const is = addressesMe(s, e.d);
+        if (was !== is) n = bumpMentions(n, old, is ? 1 : -1);
+      }
+      return n;
+    }
     case 'MESSAGE_DELETE':
     case 'DM_MESSAGE_DELETE': {
       const { id, channelId } = e.d;
-      return patchChannel(s, channelId, (c) =>
+      // D66: an unread message that addressed me is gone
+      const old = known(s, channelId, id);
+      const n = old && addressesMe(s, old) ? bumpMentions(s, old, -1) : s;
+      return patchChannel(n, channelId, (c) =>
         c.items.some((x) => x.id === id) ? { ...c, items: c.items.filter((x) => x.id !== id) } : c,
       );
     }

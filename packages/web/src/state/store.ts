@@ -9,10 +9,12 @@ import type {
   MemberSummary,
   Message,
   MessageList,
+  ReadState,
   ReadyPerson,
   User,
 } from '../lib/types.js';
 import { toast } from '../ui/toast.js';
+import { resetNotifySettings } from '../ui/notify-menu.js';
 import { initial, reduce, TYPING_MS, type State, type StoreEvent } from './reduce.js';
 
 /**
@@ -36,7 +38,16 @@ export const members = computed(() => state.value.members);
 export const lostGuild = computed(() => state.value.lostGuild);
 export const synced = computed(() => state.value.synced);
 
+/** D63: CHANNEL_PINS_UPDATE counts per channel, so an open pins panel reads them again */
+export const pinsChanged = signal<ReadonlyMap<number, number>>(new Map());
+
 export const guildList = computed(() => [...guilds.value.values()]);
+
+/** D66: unread messages addressing me, per channel (mentions; in a DM every message). */
+export const mentions = computed(() => state.value.mentions);
+export function mentionCount(channelId: number): number {
+  return mentions.value.get(channelId) ?? 0;
+}
 
 export function unread(channelId: number): boolean {
   const last = latest.value.get(channelId);
@@ -165,6 +176,18 @@ function scheduleRead(channelId: number, messageId: number): void {
   );
 }
 
+/** D66: the server's read states again (a role mention, an edit or delete of an unseen message). */
+let statesTimer: ReturnType<typeof setTimeout> | undefined;
+function refreshReadStatesSoon(): void {
+  if (statesTimer) return;
+  statesTimer = setTimeout(() => {
+    statesTimer = undefined;
+    get<{ readStates: ReadState[] }>('/app/v1/users/@me/read-states')
+      .then((r) => dispatch({ type: 'READ_STATES', d: r.readStates }))
+      .catch(() => {});
+  }, 400);
+}
+
 // ---- members ----
 const memberLoads = new Map<number, Promise<void>>();
 export function loadMembers(guildId: number, force = false): Promise<void> {
@@ -243,7 +266,28 @@ export function applyEvent(t: string, data: unknown): void {
         void loadDms().catch(() => {});
       break;
     case 'MESSAGE_CREATE':
+      // D66: a role mention may address me (my roles are the server's to know)
+      if (e.d.author.id !== before.me?.id && (e.d.mentionRoles ?? []).length > 0)
+        refreshReadStatesSoon();
       break;
+    case 'MESSAGE_UPDATE':
+    case 'DM_MESSAGE_UPDATE':
+    case 'MESSAGE_DELETE':
+    case 'DM_MESSAGE_DELETE': {
+      // D66: a message this app never loaded may have addressed me, or now does
+      const ch = before.channels.get(e.d.channelId);
+      const seen = ch?.items.some((x) => x.id === e.d.id) ?? false;
+      const unseenMention =
+        !seen &&
+        ((before.mentions.get(e.d.channelId) ?? 0) > 0 ||
+          ('author' in e.d &&
+            ((e.d.mentions ?? []).length > 0 ||
+              (e.d.mentionRoles ?? []).length > 0 ||
+              e.d.mentionEveryone === true)));
+      const roleEdit = seen && 'mentionRoles' in e.d && e.d.author.id !== before.me?.id;
+      if (unseenMention || roleEdit) refreshReadStatesSoon();
+      break;
+    }
     case 'GUILD_DELETE':
       memberLoads.delete(e.d.id);
       break;
@@ -260,6 +304,11 @@ export function applyEvent(t: string, data: unknown): void {
     case 'GUILD_MEMBER_UPDATE':
       if (e.d.user.id === before.me?.id) refreshGuildSoon(e.d.guildId);
       break;
+    case 'CHANNEL_PINS_UPDATE': {
+      const id = e.d.channelId;
+      pinsChanged.value = new Map(pinsChanged.value).set(id, (pinsChanged.value.get(id) ?? 0) + 1);
+      break;
+    }
     case 'TYPING_START': {
       const channelId = e.d.channelId;
       setTimeout(
@@ -287,10 +336,14 @@ export function startSession(user: User): void {
 export function endSession(): void {
   gateway.stop();
   dispatch({ type: 'LOGOUT', d: null });
+  pinsChanged.value = new Map();
   logs.clear();
   memberLoads.clear();
   for (const t of readTimers.values()) clearTimeout(t);
   for (const t of guildRefresh.values()) clearTimeout(t);
+  clearTimeout(statesTimer);
+  statesTimer = undefined;
+  resetNotifySettings();
   readTimers = new Map();
   guildRefresh = new Map();
 }

@@ -23,12 +23,24 @@ const guild = (id: number, channels: number[], extra: Partial<Guild> = {}): Guil
   myPermissions: 8,
   ...extra,
 });
-const ready = (guilds: Guild[], readStates: Array<[number, number]> = []): ReadyPerson => ({
+const ready = (
+  guilds: Guild[],
+  readStates: Array<[number, number, number?]> = [],
+  extra: Partial<ReadyPerson> = {},
+): ReadyPerson => ({
   sessionId: 's',
   user: alice,
   guilds,
-  readStates: readStates.map(([channelId, lastReadId]) => ({ channelId, lastReadId })),
+  // D66: read states carry mentionCount; READY adds presences and dms
+  readStates: readStates.map(([channelId, lastReadId, mentionCount]) => ({
+    channelId,
+    lastReadId,
+    mentionCount: mentionCount ?? 0,
+  })),
   resumeWindowS: 120,
+  presences: [],
+  dms: [],
+  ...extra,
 });
 const msg = (id: number, channelId: number, author = bob, content = `m${id}`): Message => ({
   id,
@@ -110,6 +122,111 @@ describe('the store: reduce(state, event)', () => {
       d: ready([...fresh.guilds.values()], [...fresh.readStates]),
     });
     expect(fromReady(again)).toEqual(fromReady(fresh));
+  });
+
+  it('D66: mention counts, lastMessageId and presences from READY, kept live — equal to a fresh READY', () => {
+    const g = guild(10, [11, 12]);
+    g.channels = g.channels.map((c) => (c.id === 11 ? { ...c, lastMessageId: 100 } : c));
+    const dm = { channelId: 50, recipient: bob, lastMessageId: 40 };
+    const mention = (m: Message, extra: Partial<Message>): Message => ({ ...m, ...extra });
+    const dmMsg = (id: number): Message => {
+      const { guildId: _, ...rest } = msg(id, 50);
+      return rest;
+    };
+    let s = reduce(initial, {
+      type: 'READY',
+      d: ready(
+        [g],
+        [
+          [11, 100],
+          [50, 40],
+        ],
+        {
+          presences: [{ userId: bob.id, status: 'online' }],
+          dms: [dm],
+        },
+      ),
+    });
+    // right on a fresh load: channel 11 is read, the DM is read, nobody mentioned me yet
+    expect(s.latest.get(11)).toBe(100);
+    expect(s.latest.get(50)).toBe(40);
+    expect(s.mentions.size).toBe(0);
+    expect(s.presence.get(bob.id)).toBe('online');
+    const events: StoreEvent[] = [
+      { type: 'PAGE', d: { channelId: 11, messages: [msg(100, 11)], newest: true } },
+      { type: 'PAGE', d: { channelId: 12, messages: [], newest: true } },
+      { type: 'MESSAGE_CREATE', d: mention(msg(101, 11), { mentions: [alice.id] }) },
+      { type: 'MESSAGE_CREATE', d: msg(102, 11) },
+      { type: 'MESSAGE_CREATE', d: mention(msg(103, 12), { mentionEveryone: true }) },
+      { type: 'DM_MESSAGE_CREATE', d: dmMsg(41) },
+      // an edit that removes the mention; a mention deleted while unread
+      { type: 'MESSAGE_UPDATE', d: { ...msg(103, 12), content: 'calm' } },
+      { type: 'MESSAGE_CREATE', d: mention(msg(104, 11), { mentions: [alice.id] }) },
+      { type: 'MESSAGE_DELETE', d: { id: 104, channelId: 11, guildId: 10 } },
+      // another device read #11 up to 101: the server says what is left there
+      { type: 'MESSAGE_ACK', d: { channelId: 11, lastReadId: 101, mentionCount: 0 } },
+      { type: 'PRESENCE_UPDATE', d: { userId: bob.id, status: 'offline' } },
+      { type: 'PRESENCE_UPDATE', d: { userId: 3, status: 'online' } },
+    ];
+    const mid = run(s, events.slice(0, 6));
+    expect([...mid.mentions]).toEqual([
+      [11, 1],
+      [12, 1],
+      [50, 1],
+    ]);
+    s = run(s, events);
+    const fresh = reduce(initial, {
+      type: 'READY',
+      d: ready(
+        [
+          {
+            ...g,
+            channels: g.channels.map((c) => ({ ...c, lastMessageId: c.id === 11 ? 102 : 103 })),
+          },
+        ],
+        [
+          [11, 101, 0],
+          [50, 40, 1],
+        ],
+        {
+          presences: [{ userId: 3, status: 'online' }],
+          dms: [{ ...dm, lastMessageId: 41 }],
+        },
+      ),
+    });
+    const view = (x: State) => ({
+      mentions: x.mentions,
+      readStates: x.readStates,
+      online: [...x.presence].filter(([, v]) => v === 'online').map(([k]) => k),
+      unread: [11, 12, 50].map((c) => (x.latest.get(c) ?? 0) > (x.readStates.get(c) ?? 0)),
+      dms: x.dms.map((d) => [d.channelId, d.lastMessageId]),
+    });
+    expect(view(s)).toEqual(view(fresh));
+    expect(view(s).mentions).toEqual(new Map([[50, 1]]));
+    // reading the DM to its newest message clears its badge; an ack older than my own mark is
+    // not taken (mine is on its way)
+    s = reduce(s, { type: 'READ', d: { channelId: 50, messageId: 41 } });
+    expect(s.mentions.size).toBe(0);
+    s = reduce(s, { type: 'MESSAGE_ACK', d: { channelId: 50, lastReadId: 40, mentionCount: 1 } });
+    expect(s.mentions.size).toBe(0);
+    // my own message is no mention and marks the channel read
+    s = reduce(s, {
+      type: 'MESSAGE_CREATE',
+      d: mention(msg(105, 12, alice), { mentionEveryone: true }),
+    });
+    expect(s.mentions.get(12)).toBeUndefined();
+    // READ_STATES (a refetch after a role mention) is taken like acks
+    s = reduce(s, {
+      type: 'READ_STATES',
+      d: [
+        { channelId: 12, lastReadId: 105, mentionCount: 0 },
+        { channelId: 11, lastReadId: 101, mentionCount: 2 },
+      ],
+    });
+    expect(s.mentions.get(11)).toBe(2);
+    // a deleted channel forgets its count
+    s = reduce(s, { type: 'CHANNEL_DELETE', d: { id: 11, guildId: 10 } });
+    expect(s.mentions.get(11)).toBeUndefined();
   });
 
   it('a later READY without a guild says it was lost and forgets its messages', () => {

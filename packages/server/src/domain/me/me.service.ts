@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../storage/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../context.js';
 import { requireDmChannel } from '../dms/dms.service.js';
+import { clearMentionMarks, readStatesOf } from '../notifications/mention-marks.js';
 import { removeMemberIn } from '../members/members.service.js';
 import { requireGuildChannel, requireGuild } from '../permissions/access.service.js';
 import { nameTaken, personNameKeys, requireFreeName } from '../users/person-name.js';
@@ -78,6 +79,12 @@ export async function myGuilds(d: Domain, p: Principal): Promise<MyGuilds> {
  * channel's own creation while it has none (ids are times, D3).
  */
 export async function myDms(d: Domain, p: Principal): Promise<DmList> {
+  return dmsOf(d, p.userId);
+}
+
+/** D48 (and D66's READY): the DMs of `userId`, newest activity first. */
+export async function dmsOf(d: Domain, userId: number): Promise<DmList> {
+  const p = { userId };
   const rows = await d.db
     .selectFrom('channels as c')
     .innerJoin('users as u', (j) =>
@@ -143,30 +150,31 @@ export async function markRead(
   if (!ch) throw notFound('channel');
   if (ch.guild_id === null) await requireDmChannel(d, p, channelId);
   else await requireGuildChannel(d, p, channelId, Permission.VIEW_CHANNEL);
-  await d.db
-    .insertInto('read_states')
-    .values({ user_id: p.userId, channel_id: channelId, last_read_id: messageId })
-    .onConflict((oc) =>
-      oc
-        .columns(['user_id', 'channel_id'])
-        .doUpdateSet((eb) => ({ last_read_id: eb.ref('excluded.last_read_id') }))
-        .where('read_states.last_read_id', '<', (eb) => eb.ref('excluded.last_read_id')),
-    )
-    .execute();
+  // D66: the mentions up to the mark are read with it; the person's sessions (other tabs and
+  // devices) hear the new state with its count (MESSAGE_ACK, after commit).
+  await d.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('read_states')
+      .values({ user_id: p.userId, channel_id: channelId, last_read_id: messageId })
+      .onConflict((oc) =>
+        oc
+          .columns(['user_id', 'channel_id'])
+          .doUpdateSet((eb) => ({ last_read_id: eb.ref('excluded.last_read_id') }))
+          .where('read_states.last_read_id', '<', (eb) => eb.ref('excluded.last_read_id')),
+      )
+      .execute();
+    await clearMentionMarks(trx, p.userId, channelId, messageId);
+    const [state] = await readStatesOf(trx, p.userId, channelId);
+    if (state)
+      d.people.people(trx, {
+        type: 'MESSAGE_ACK',
+        data: state,
+        audience: { kind: 'users', userIds: [p.userId] },
+      });
+  });
 }
 
-/** D48: every read mark of the person (DMs included), by channel id. */
+/** D48: every read mark of the person (DMs included), by channel id; D66: with mentionCount. */
 export async function readStates(d: Domain, p: Principal): Promise<ReadStates> {
-  const rows = await d.db
-    .selectFrom('read_states')
-    .select(['channel_id', 'last_read_id'])
-    .where('user_id', '=', p.userId)
-    .orderBy('channel_id', 'asc')
-    .execute();
-  return {
-    readStates: rows.map((r) => ({
-      channelId: Number(r.channel_id),
-      lastReadId: Number(r.last_read_id),
-    })),
-  };
+  return { readStates: await readStatesOf(d.db, p.userId) };
 }

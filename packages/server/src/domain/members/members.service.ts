@@ -306,4 +306,17 @@ export async function removeMemberIn(
     .where('guild_id', '=', guildId)
     .where('user_id', '=', userId)
     .execute();
+  // D66: their unread mentions there go with them (a rejoin starts with no badge), and so do
+  // their notification settings of the guild and its channels.
+  const channels = trx.selectFrom('channels').select('id').where('guild_id', '=', guildId);
+  await trx
+    .deleteFrom('unread_mentions')
+    .where('user_id', '=', userId)
+    .where('channel_id', 'in', channels)
+    .execute();
+  await trx
+    .deleteFrom('notification_settings')
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('target_id', '=', guildId), eb('target_id', 'in', channels)]))
+    .execute();
 }

@@ -16,6 +16,10 @@ import { migration as eventAudience } from './0016-event-audience.js';
 import { migration as rolesRankAudit } from './0020-roles-rank-audit.js';
 import { migration as richMessages } from './0030-rich-messages.js';
 import { migration as interactions } from './0040-interactions.js';
+import { migration as notifications } from './0050-notifications.js';
+import { migration as pushSubscriptions } from './0053-push-subscriptions.js';
+import { migration as search } from './0055-search.js';
+import { migration as oidc } from './0060-oidc.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +40,10 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0020-roles-rank-audit': rolesRankAudit,
   '0030-rich-messages': richMessages,
   '0040-interactions': interactions,
+  '0050-notifications': notifications,
+  '0053-push-subscriptions': pushSubscriptions,
+  '0055-search': search,
+  '0060-oidc': oidc,
 };
 
 export const migrationProvider: MigrationProvider = {

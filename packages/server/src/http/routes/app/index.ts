@@ -2,11 +2,14 @@ import type { ApiPlugin } from '../../app.js';
 import { authRoutes } from './auth.routes.js';
 import { botOwnerRoutes } from './bots.routes.js';
 import { meRoutes } from './me.routes.js';
+import { notificationRoutes } from './notifications.routes.js';
 import { sessionRoutes } from './sessions.routes.js';
 import { guildRoutes } from './guilds.routes.js';
 import { inviteRoutes } from './invites.routes.js';
 import { typingRoutes } from './typing.routes.js';
 import { exportRoutes } from './export.routes.js';
+import { pushRoutes } from './push.routes.js';
+import { oidcRoutes } from './oidc.routes.js';
 import { guildAdminRoutes } from '../guild-admin.routes.js';
 
 /**
@@ -18,10 +21,13 @@ export const appRoutes: ApiPlugin[] = [
   authRoutes,
   sessionRoutes,
   meRoutes,
+  notificationRoutes,
   botOwnerRoutes,
   guildRoutes,
   guildAdminRoutes,
   inviteRoutes,
   typingRoutes,
   exportRoutes,
+  pushRoutes,
+  oidcRoutes,
 ];
