@@ -48,6 +48,7 @@ describe.skipIf(!chromiumAvailable())('moderation in a real browser (issue 23)',
   let olivia: Awaited<ReturnType<typeof person>>;
   let mona: Awaited<ReturnType<typeof person>>;
   let hugo: Awaited<ReturnType<typeof person>>;
+  let maxP: Awaited<ReturnType<typeof person>>;
 
   beforeAll(async () => {
     buildApp();
@@ -106,9 +107,11 @@ describe.skipIf(!chromiumAvailable())('moderation in a real browser (issue 23)',
     olivia = await person(browser, origin);
     mona = await person(browser, origin);
     hugo = await person(browser, origin);
+    maxP = await person(browser, origin);
     await login(olivia.page, 'olivia');
     await login(mona.page, 'mona');
     await login(hugo.page, 'hugo');
+    await login(maxP.page, 'max');
   }, 400_000);
 
   afterAll(async () => {
@@ -265,6 +268,11 @@ describe.skipIf(!chromiumAvailable())('moderation in a real browser (issue 23)',
       expect(left).toBeGreaterThan(8 * 60_000);
       expect(left).toBeLessThanOrEqual(10 * 60_000);
       await shot(page, 'moderation-04-timed-out');
+      // max's own view: the composer says he can only read, live (GUILD_MEMBER_UPDATE, D58)
+      await maxP.page.getByText(/^You are timed out until .*: you can read, not write\.$/).waitFor({
+        timeout: TIMEOUT,
+      });
+      await shot(maxP.page, 'moderation-04b-timed-out-member');
       // the member can only read now (D58)
       const refused = await fetch(`${origin}/api/v1/channels/${general}/messages`, {
         method: 'POST',
@@ -344,6 +352,6 @@ describe.skipIf(!chromiumAvailable())('moderation in a real browser (issue 23)',
   });
 
   it('no script error or CSP violation in any page', () => {
-    expect([...olivia.errors, ...mona.errors, ...hugo.errors]).toEqual([]);
+    expect([...olivia.errors, ...mona.errors, ...hugo.errors, ...maxP.errors]).toEqual([]);
   });
 });

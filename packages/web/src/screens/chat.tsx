@@ -1,5 +1,5 @@
 import { Permission } from '@parley/protocol';
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { describe, post } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 import type { DmChannelRef, Guild, MemberSummary } from '../lib/types.js';
@@ -112,6 +112,25 @@ export function guildNames(guild: Guild, list: readonly MemberSummary[]): Mentio
   };
 }
 
+/** D58: my running time-out in this guild (the members list read with roles), if any. */
+function myTimeout(list: readonly MemberSummary[] | undefined, now: number): string | undefined {
+  const until = list?.find((m) => m.user.id === me.value?.id)?.timeoutUntil;
+  return until !== undefined && Date.parse(until) > now ? until : undefined;
+}
+
+/** Draw again when a time-out ends, so the composer opens by itself. */
+function useTimeoutEnd(until: string | undefined): void {
+  const [, tick] = useState(0);
+  useEffect(() => {
+    if (until === undefined) return;
+    const t = setTimeout(
+      () => tick((n) => n + 1),
+      Math.min(Date.parse(until) - Date.now() + 50, 2 ** 31 - 1),
+    );
+    return () => clearTimeout(t);
+  }, [until]);
+}
+
 export function ChannelView(props: { guild: Guild; channelId: number; showMembers: boolean }) {
   const { guild } = props;
   const channel = guild.channels.find((c) => c.id === props.channelId);
@@ -145,16 +164,24 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   const uploader = useRef<((f: File[]) => void) | null>(null);
   const drop = useDrop((f) => uploader.current?.(f));
   const lastTyping = useRef(0);
+  useTimeoutEnd(myTimeout(list, Date.now()));
   if (!channel) return <Empty text="This channel does not exist any more." />;
   const names = (id: number) => list?.find((m) => m.user.id === id)?.user.name ?? 'Someone';
   const canSend =
     (guild.myPermissions & (Permission.SEND_MESSAGES | Permission.ADMINISTRATOR)) !== 0;
+  const timedOutUntil = myTimeout(list, Date.now());
   return (
     <div class={`channel-view${drop.over ? ' dropping' : ''}`} {...drop.handlers}>
       <Composer
         log={log}
         placeholder={`Message #${channel.name}`}
-        disabled={canSend ? undefined : 'You cannot send messages in this channel.'}
+        disabled={
+          timedOutUntil !== undefined
+            ? `You are timed out until ${new Date(timedOutUntil).toLocaleString()}: you can read, not write.`
+            : canSend
+              ? undefined
+              : 'You cannot send messages in this channel.'
+        }
         uploadRef={uploader}
         mentions={mentionSource}
         names={info.names}
