@@ -4,6 +4,7 @@ import { connState, stoppedBy } from './lib/gateway.js';
 import { get, sessionLost, throttled } from './lib/api.js';
 import { match, navigate, onLinkClick, path } from './lib/router.js';
 import type { Guild, User } from './lib/types.js';
+import { holds } from './lib/permissions.js';
 import { Invite, Login, Register } from './screens/auth.js';
 import { BotDetail, BotsPage } from './screens/bots.js';
 import {
@@ -406,7 +407,7 @@ function Shell() {
               key={channel.id}
               channelId={channel.id}
               kind="guild"
-              canPin={isAdmin(guild) || (guild.myPermissions & Permission.MANAGE_MESSAGES) !== 0}
+              canPin={holds(guild, Permission.MANAGE_MESSAGES)}
               names={guildNames(guild, members.value.get(guild.id) ?? [])}
             />
           )}
@@ -418,7 +419,13 @@ function Shell() {
               canPin
             />
           )}
-          {channel && <NotifyMenu target={{ channelId: channel.id }} name={`#${channel.name}`} />}
+          {channel && (
+            <NotifyMenu
+              target={{ channelId: channel.id }}
+              inherit={{ guildId: channel.guildId }}
+              name={`#${channel.name}`}
+            />
+          )}
           {guild && gChan && <SearchBox guild={guild} />}
           {guild && gChan && (
             <button

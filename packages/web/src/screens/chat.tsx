@@ -24,6 +24,7 @@ import { Composer } from './composer.js';
 import { MemberActions } from './member-menu.js';
 import { guildMentionSource } from './mention-autocomplete.js';
 import { MessageList, type ViewerInfo } from './messages.js';
+import { useMyRoles } from './my-roles.js';
 
 export const isAdmin = (g: Guild): boolean =>
   (g.myPermissions & Permission.ADMINISTRATOR) !== 0 || g.ownerId === me.value?.id;
@@ -95,7 +96,11 @@ const channelName = (id: number): string | undefined => {
 };
 
 /** D62: how mentions read in a guild: its members, its roles, the channels I can see. */
-export function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
+export function guildNames(
+  guild: Guild,
+  list: readonly MemberSummary[],
+  myRoles: ReadonlySet<number> = new Set(),
+): MentionNames {
   const users = new Map(list.map((m) => [m.user.id, m.user.name]));
   const roles = new Map(
     guild.roles.map((r) => [
@@ -108,7 +113,7 @@ export function guildNames(guild: Guild, list: readonly MemberSummary[]): Mentio
     role: (id) => roles.get(id),
     channel: channelName,
     meId: me.value?.id,
-    myRoles: new Set(),
+    myRoles,
   };
 }
 
@@ -138,15 +143,16 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   const list = members.value.get(guild.id);
   const [card, setCard] = useState<number | null>(null);
   if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
+  const myRoles = useMyRoles(guild);
   // D57: what the reader may do with messages here (the owner and ADMINISTRATOR hold every bit)
-  const may = (bit: number) => isAdmin(guild) || (guild.myPermissions & bit) !== 0;
+  const may = (bit: number) => holds(guild, bit);
   const info = useMemo<ViewerInfo>(
     () => ({
       bots: new Set(guild.bots),
       avatars: new Map((list ?? []).map((m) => [m.user.id, m.user.avatar])),
       // D59: moderation deletes with MANAGE_MESSAGES (ADMINISTRATOR and the owner hold it)
       moderator: holds(guild, Permission.MANAGE_MESSAGES),
-      names: guildNames(guild, list ?? []),
+      names: guildNames(guild, list ?? [], myRoles),
       nameColors: nameColors(guild, list ?? []),
       // a name on a message opens the member's card (the member menu)
       onAuthor: (id) => setCard(id),
@@ -154,7 +160,7 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
       canPin: may(Permission.MANAGE_MESSAGES),
       canReply: may(Permission.SEND_MESSAGES),
     }),
-    [guild, list],
+    [guild, list, myRoles],
   );
   const carded = card === null ? undefined : list?.find((m) => m.user.id === card);
   const mentionSource = useMemo(
@@ -227,7 +233,8 @@ export function DmView({ channelId }: { channelId: number }) {
     () => ({
       people: [...(dm ? [dm.recipient] : []), ...(me.value ? [me.value] : [])],
       roles: [],
-      channels: [],
+      // D62: <#id> may name any channel I can see
+      channels: [...guilds.value.values()].flatMap((g) => g.channels),
       everyone: false,
     }),
     [dm],
