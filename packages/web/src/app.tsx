@@ -12,7 +12,6 @@ import {
   DmView,
   Empty,
   guildNames,
-  isAdmin,
   managesGuild,
   MembersPanel,
 } from './screens/chat.js';
