@@ -276,22 +276,25 @@ async function totalChanges(h: Harness): Promise<number> {
 
 async function digest(h: Harness): Promise<string> {
   const db = h.services.domain.db;
+  // Tables and FTS5's shadow tables (D67's search index: some are WITHOUT ROWID); the virtual
+  // table itself is read through its shadows.
   const tables = await sql<{ name: string }>`
-    select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`.execute(
-    db,
-  );
+    select name from pragma_table_list
+    where schema = 'main' and type in ('table', 'shadow') and name not like 'sqlite_%'
+    order by name`.execute(db);
   const hash = createHash('sha256');
   for (const { name } of tables.rows) {
     const volatile = VOLATILE[name];
     if (volatile === '*') continue;
-    const rows = await sql<
-      Record<string, unknown>
-    >`select * from ${sql.table(name)} order by rowid`.execute(db);
+    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(db);
     hash.update(name);
-    for (const row of rows.rows) {
+    const lines = rows.rows.map((row) => {
       for (const col of volatile ?? []) delete row[col];
-      hash.update(JSON.stringify(row));
-    }
+      return JSON.stringify(row, (_k, v: unknown) =>
+        v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v,
+      );
+    });
+    for (const line of lines.sort()) hash.update(line);
   }
   return hash.digest('hex');
 }
