@@ -17,7 +17,7 @@ export const clusterDescribe: (name: string, fn: () => void) => void = (await po
 export interface TwoNodes {
   /** Both server processes (available inside tests, after beforeAll). */
   readonly nodes: () => { A: Running; B: Running };
-  /** A guild with a channel, a person and a bot, made through node A. */
+  /** A guild with a channel, a person and a bot, made through node A (unless `world: false`). */
   readonly world: () => RemoteWorld;
   /** This cluster's PostgreSQL schema and Redis key prefix. */
   readonly schema: string;
@@ -32,6 +32,7 @@ export function twoNodes(
   tag: string,
   adminToken: string,
   env: Record<string, string> = {},
+  opts: { world?: boolean } = {},
 ): TwoNodes {
   const schema = `${tag}_${randomBytes(6).toString('hex')}`;
   const prefix = uniquePrefix();
@@ -60,7 +61,7 @@ export function twoNodes(
     // One after the other: the first migrates and creates the token secret, the second finds it.
     a = await startParley({ ...common, PARLEY_NODE_ID: '1' });
     b = await startParley({ ...common, PARLEY_NODE_ID: '2' });
-    w = await makeRemoteWorld(a.origin, adminToken);
+    if (opts.world !== false) w = await makeRemoteWorld(a.origin, adminToken);
   }, 150_000);
 
   afterAll(async () => {
