@@ -34,6 +34,8 @@ const NO_DERIVED_DATA = new Set([
   'proxied_images',
   // D65: one row per invocation, written again by its callback
   'interactions',
+  // D67: SQLite's search index, written with every message (and by FTS5's own statements)
+  'messages_fts',
 ]);
 
 /**

@@ -73,7 +73,28 @@ dbDescribe('row writes per message (issue 15)', () => {
     return { rows: c1 - c0, growth };
   };
 
+  /**
+   * D67: SQLite's search index is written with each message (FTS5 writes a few rows of its own
+   * shadow tables per commit). What one message's index row costs, measured on the same
+   * connection with FTS5's merging off (so that the cost is the same for every message), is
+   * left out of the "at most 4": the rows counted there are the message's and its event's.
+   */
+  const indexRows = async (): Promise<number> => {
+    const c0 = await changes();
+    await sql`insert into messages_fts (rowid, text) values (${-1}, ${'nobody connected'})`.execute(
+      db(),
+    );
+    const c1 = await changes();
+    await sql`delete from messages_fts where rowid = ${-1}`.execute(db());
+    return c1 - c0;
+  };
+
   it(`the same rows with 0 and ${N} recipient bots connected, at most 4`, async () => {
+    const sqlite = live.h.services.domain.dialect === 'sqlite';
+    if (sqlite)
+      await sql`insert into messages_fts (messages_fts, rank) values ('automerge', 0)`.execute(
+        db(),
+      );
     await oneSend('warm-up'); // first-use rows (daily quota row) out of the way
     const idle = await oneSend('nobody connected');
     live.clock.advance(1000);
@@ -108,9 +129,12 @@ dbDescribe('row writes per message (issue 15)', () => {
     expect(busy.growth).toEqual(idle.growth);
     if (live.h.services.domain.dialect === 'sqlite') {
       expect(busy.rows).toBe(idle.rows);
-      expect(busy.rows).toBeLessThanOrEqual(4);
+      const index = await indexRows();
+      expect(index).toBeGreaterThan(0);
+      expect(busy.rows - index).toBeLessThanOrEqual(4);
       console.log(
-        `row writes per message: ${idle.rows} (0 connected), ${busy.rows} (${N} connected); ` +
+        `row writes per message: ${idle.rows} (0 connected), ${busy.rows} (${N} connected), ` +
+          `of which the search index (D67) ${index}; ` +
           `MESSAGE_CREATE frame ${frameBytes} bytes`,
       );
     }
