@@ -22,6 +22,17 @@ import { buildApp, chromiumAvailable, launch, person, shot } from './helpers/bro
 // Everything else is real: the permission, the click, the POST, the gateway's visibility (op 3),
 // the server's sender, encryption and signature.
 
+// The page's globals, for the functions run inside it (this file is compiled without the DOM lib).
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const window: any;
+declare const document: any;
+declare const navigator: any;
+declare const PushManager: any;
+type PushSubscriptionOptionsInit = any;
+type PushSubscription = any;
+type HTMLImageElement = { naturalWidth: number };
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
 const ADMIN = 'browser-push-admin-token-0123456789';
 const PASSWORD = 'amber finch over lakes';
 const TIMEOUT = 15_000;
@@ -121,7 +132,10 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
       expect(href).toBe('/manifest.webmanifest');
       const manifest = await page.evaluate(async () => {
         const r = await fetch('/manifest.webmanifest');
-        return { type: r.headers.get('content-type'), body: await r.json() };
+        return {
+          type: r.headers.get('content-type'),
+          body: (await r.json()) as Record<string, unknown>,
+        };
       });
       expect(manifest.type).toMatch(/^application\/manifest\+json/);
       expect(manifest.body).toMatchObject({
@@ -221,7 +235,7 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
       const section = page.getByRole('region', { name: 'Notifications' });
       await section.waitFor({ timeout: TIMEOUT });
       // nothing asked before the click
-      expect(await page.evaluate(() => (window as any).__push.calls)).toBe(0); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(await page.evaluate(() => (window).__push.calls)).toBe(0);  
       await section.scrollIntoViewIfNeeded();
       await shot(page, '26-push-settings-off');
       const posted = page.waitForResponse(
@@ -239,7 +253,7 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
         '/app/v1/push-subscriptions/vapid-key',
         tokens['bob'],
       );
-      expect(await page.evaluate(() => (window as any).__push.key)).toBe(vapid.publicKey); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(await page.evaluate(() => (window).__push.key)).toBe(vapid.publicKey);  
 
       // Bob's tab is open and visible: a mention of bob and carol reaches carol only.
       await page.goto(`/g/${guildId}/${channelId}`);
