@@ -3,6 +3,7 @@ import { fanoutBench } from './fanout.bench.js';
 import { historyBench } from './history.bench.js';
 import { idleBench } from './idle.bench.js';
 import { peopleFanoutBench } from './people-fanout.bench.js';
+import { searchBench } from './search.bench.js';
 import { sendBench } from './send.bench.js';
 import { webhooksBench } from './webhooks.bench.js';
 import type { Benchmark } from './lib/types.js';
@@ -16,4 +17,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   webhooksBench,
   idleBench,
   peopleFanoutBench,
+  searchBench,
 ];

@@ -39,6 +39,16 @@ const TARGET_PG_BATCH_FLOOR = 0.5;
 const TARGET_PG_TX_FLOOR = 1.0;
 const TARGET_PG_SQLITE_C50 = 0.5;
 const BODY = JSON.stringify({ content: 'A benchmark message of ordinary length.' });
+/**
+ * Issue 24: the same message with a mention of another bot of the channel and a reply
+ * (`messageReference`, D61): the server resolves the mention against the members (D62) and
+ * reads the replied-to message for `referencedMessage` and the reply's ping.
+ */
+const richBody = (mentionUserId: number, messageId: number): string =>
+  JSON.stringify({
+    content: `<@${mentionUserId}> a benchmark reply of ordinary length.`,
+    messageReference: { messageId },
+  });
 
 export const sendBench: Benchmark = {
   name: 'send',
@@ -78,13 +88,35 @@ export const sendBench: Benchmark = {
         await probe.expect('POST', path, 200, { token, body: JSON.parse(BODY) });
         probe.close();
       }
+      // Issue 24: the rich variant replies to one message and mentions the second bot.
+      const first = new HttpClient(server.origin);
+      const answered = await first.expect('POST', path, 200, {
+        token: world.bots[0]?.token,
+        body: { content: 'the message every rich send replies to' },
+      });
+      const RICH = richBody(
+        world.bots[1 % world.bots.length]?.userId ?? 0,
+        (answered.body as { id: number }).id,
+      );
+      const richProbe = await first.expect('POST', path, 200, {
+        token: world.bots[0]?.token,
+        body: JSON.parse(RICH),
+      });
+      const probed = richProbe.body as { mentions?: number[]; referencedMessage?: unknown };
+      if (!probed.referencedMessage || !probed.mentions?.length)
+        throw new Error(`the rich send resolved no reply or mention: ${JSON.stringify(probed)}`);
+      first.close();
 
-      const sendLoad = (connections: number, durationS: number): Promise<LoadResult> =>
+      const sendLoad = (
+        connections: number,
+        durationS: number,
+        body: string = BODY,
+      ): Promise<LoadResult> =>
         runLoad({
           origin: server.origin,
           path,
           method: 'POST',
-          body: BODY,
+          body,
           connections,
           durationS,
           connectionHeaders: (i) => ({
@@ -158,7 +190,7 @@ export const sendBench: Benchmark = {
       };
       // The same load while every bot of the channel is connected to the gateway.
       let frames = 0;
-      const connectedLoad = async (connections: number, durationS: number) => {
+      const connectedLoad = async (connections: number, durationS: number, body = BODY) => {
         const conns: GatewayConnection[] = [];
         try {
           for (const bot of world.bots)
@@ -170,7 +202,7 @@ export const sendBench: Benchmark = {
                 },
               }),
             );
-          return await sendLoad(connections, durationS);
+          return await sendLoad(connections, durationS, body);
         } finally {
           // 1000 ends the sessions (D31): the next "channel" round owes them nothing.
           for (const c of conns) c.close();
@@ -197,6 +229,17 @@ export const sendBench: Benchmark = {
           ['floor (SQLite, 50 sockets)', floorConnectedLoad, floor.proc.pid],
           ['floor (PostgreSQL)', floorLoad(pgFloor.origin), pgFloor.proc.pid],
           ['floor (PostgreSQL, batched)', floorLoad(pgBatchFloor.origin), pgBatchFloor.proc.pid],
+          // Issue 24: a mention and a reply, with nobody connected and with the 50 bots connected
+          [
+            'send (channel, mention + reply)',
+            (n: number, d: number) => sendLoad(n, d, RICH),
+            server.proc.pid,
+          ],
+          [
+            'send (channel, connected, mention + reply)',
+            (n: number, d: number) => connectedLoad(n, d, RICH),
+            server.proc.pid,
+          ],
         ] as const) {
           ctx.log(`send: ${c} connections: ${what}`);
           await load(c, warmS);
@@ -244,6 +287,13 @@ export const sendBench: Benchmark = {
         };
         const ratio = (a: LoadResult, b: LoadResult): number =>
           round(a.reqPerSec / Math.max(1, b.reqPerSec), 3);
+        const rich = results[9]![1];
+        const richConnected = results[10]![1];
+        details[`c${c}`] = {
+          ...(details[`c${c}`] as object),
+          rich: { ...rich, cpuMsPerReq: results[9]![2] },
+          richConnected: { ...richConnected, cpuMsPerReq: results[10]![2] },
+        };
         figures.push(
           {
             id: `ratio_c${c}`,
@@ -360,6 +410,27 @@ export const sendBench: Benchmark = {
             value: ratio(bf, s),
             unit: 'x',
             basis: `${Math.round(bf.reqPerSec)} req/s ÷ SQLite send ${Math.round(s.reqPerSec)} req/s`,
+          },
+          {
+            id: `send_floor_rich_c${c}`,
+            label: `mention + reply send/floor (SQLite) req/s @${c} conns`,
+            value: ratio(rich, f),
+            unit: 'x',
+            basis: `send with a mention and a reply ${Math.round(rich.reqPerSec)} req/s ÷ floor ${Math.round(f.reqPerSec)} req/s`,
+          },
+          {
+            id: `send_floor_connected_rich_c${c}`,
+            label: `connected mention + reply send/floor (SQLite, 50 sockets) req/s @${c} conns`,
+            value: ratio(richConnected, fc),
+            unit: 'x',
+            basis: `send with a mention and a reply ${Math.round(richConnected.reqPerSec)} req/s ÷ floor ${Math.round(fc.reqPerSec)} req/s`,
+          },
+          {
+            id: `rich_plain_c${c}`,
+            label: `mention + reply send/plain send req/s @${c} conns`,
+            value: ratio(rich, s),
+            unit: 'x',
+            basis: `${Math.round(rich.reqPerSec)} req/s ÷ plain ${Math.round(s.reqPerSec)} req/s`,
           },
           {
             id: `pg_rps_c${c}`,

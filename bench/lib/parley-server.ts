@@ -20,6 +20,8 @@ export interface ParleyServer {
   readonly adminToken: string;
   readonly dataDir: string;
   readonly dbFile: string;
+  /** PostgreSQL: the server's own schema (undefined on SQLite) */
+  readonly schema: string | undefined;
   /** stops the process (graceful), keeping the data directory */
   stop(): Promise<void>;
   /** stops it and deletes the data directory */
@@ -119,6 +121,7 @@ export async function startParley(opts: ParleyOptions = {}): Promise<ParleyServe
     adminToken,
     dataDir,
     dbFile,
+    schema,
     stop,
     dispose: async () => {
       await stop();

@@ -99,6 +99,13 @@ export const Overwrite = Type.Object(
 );
 export type Overwrite = Static<typeof Overwrite>;
 
+/** D57/D59: a channel's overwrites, one per role that has one (role id ascending). */
+export const OverwriteList = Type.Object(
+  { overwrites: Type.Array(Overwrite) },
+  { title: 'OverwriteList', additionalProperties: false },
+);
+export type OverwriteList = Static<typeof OverwriteList>;
+
 export const CreateBotBody = Type.Object(
   {
     ownerId: Id,

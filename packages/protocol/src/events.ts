@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Id } from './ids.js';
 import { Message, MemberUser, Timestamp } from './rest.js';
 import type { PeopleEventDataMap } from './app.js';
+import type { Interaction } from './interactions.js';
 import type { ChannelPinsUpdateData, MessageEmbedsUpdateData, ReactionEventData } from './rich.js';
 
 /** docs/interface.md#event-types: exactly these eight. */
@@ -63,11 +64,19 @@ export type EventEnvelope = {
   [K in EventType]: { type: K; data: EventDataMap[K] };
 }[EventType];
 
+/** D63, D65: INTERACTION_CREATE always reaches the one bot it is for, whatever it subscribed to. */
+export interface InteractionEventDataMap {
+  INTERACTION_CREATE: Interaction;
+}
+
 /**
- * Every type a bot can receive: D34's eight always; D63/D71's and D51's people's types when it
- * subscribed to them (GET|PATCH /bot/me `events`).
+ * Every type a bot can receive: D34's eight and D65's INTERACTION_CREATE always; D63/D71's and
+ * D51's people's types when it subscribed to them (GET|PATCH /bot/me `events`).
  */
-export type BotEventDataMap = EventDataMap & RichEventDataMap & PeopleEventDataMap;
+export type BotEventDataMap = EventDataMap &
+  RichEventDataMap &
+  PeopleEventDataMap &
+  InteractionEventDataMap;
 export type BotEventType = keyof BotEventDataMap;
 export type BotEventEnvelope = {
   [K in BotEventType]: { type: K; data: BotEventDataMap[K] };

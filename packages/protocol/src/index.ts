@@ -10,3 +10,4 @@ export * from './text.js';
 export * from './app.js';
 export * from './interactions.js';
 export * from './push.js';
+export * from './oidc.js';

@@ -150,6 +150,26 @@ export const MessageList = Type.Object(
 );
 export type MessageList = Static<typeof MessageList>;
 
+/** D67: what a search may ask for (`has`), and its page sizes. */
+export const SEARCH_HAS = ['link', 'embed', 'file', 'image', 'video', 'audio'] as const;
+export type SearchHas = (typeof SEARCH_HAS)[number];
+export const SEARCH_PAGE = { default: 25, max: 25, maxOffset: 975, totalCap: 1000 } as const;
+
+/**
+ * D67: a page of search hits, newest first. `total` is exact up to 1,000; past that it is 1000
+ * and `totalCapped` is true (present only then).
+ */
+export const SearchResult = Type.Object(
+  {
+    messages: Type.Array(Message),
+    total: Type.Integer({ minimum: 0, maximum: SEARCH_PAGE.totalCap }),
+    hasMore: Type.Boolean(),
+    totalCapped: Type.Optional(Type.Literal(true)),
+  },
+  { title: 'SearchResult', additionalProperties: false },
+);
+export type SearchResult = Static<typeof SearchResult>;
+
 /** D19: list entries {id, guildId, name, type}; the single read adds topic. */
 export const ChannelSummary = Type.Object(
   { id: Id, guildId: Id, name: Type.String(), type: Type.Integer() },
@@ -191,7 +211,14 @@ export type MemberUser = Static<typeof MemberUser>;
 
 /** D20: list entries {user, joinedAt}; the single read adds roles (without @everyone). */
 export const MemberSummary = Type.Object(
-  { user: MemberUser, joinedAt: Timestamp },
+  {
+    user: MemberUser,
+    joinedAt: Timestamp,
+    /** D56/D58: only with `?withRoles=true` — the member's role ids (ascending) */
+    roles: Type.Optional(Type.Array(Id)),
+    /** D56/D58: only with `?withRoles=true`, and only while the member is timed out */
+    timeoutUntil: Type.Optional(Timestamp),
+  },
   { title: 'MemberSummary', additionalProperties: false },
 );
 export type MemberSummary = Static<typeof MemberSummary>;

@@ -4,13 +4,40 @@ import type {
   BotEventDataMap,
   BotEventEnvelope,
   BotEventType,
+  Command,
+  Interaction,
   Message,
   ReadyData,
 } from '@parley/protocol';
 import { Emitter } from './emitter.js';
 import { GatewayClient, type GatewayOptions } from './gateway.js';
+import {
+  declaration,
+  InteractionContext,
+  type CommandOptions,
+  type CommandSpec,
+  type OptionValue,
+} from './interactions.js';
 import { RestClient, type RestOptions, type SendOptions } from './rest.js';
-import { webhookHandler, type WebhookHandler, type WebhookHandlerOptions } from './webhook.js';
+import {
+  RESPOND_IN_BODY,
+  webhookHandler,
+  type RespondInBody,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+} from './webhook.js';
+
+/** A command handler's interaction: options typed from the command's declaration (D64). */
+export type CommandInteraction<C extends CommandSpec | string = string> = InteractionContext<
+  C extends CommandSpec ? CommandOptions<C> : Record<string, OptionValue>
+>;
+/** A component handler's interaction: `customId`, `values`, `message` (D65). */
+export type ComponentInteraction = InteractionContext;
+/** An autocomplete handler's interaction: `focused`, and `autocomplete(choices)` (D64). */
+export type AutocompleteInteraction<C extends CommandSpec | string = string> =
+  CommandInteraction<C>;
+
+type InteractionHandler = (i: InteractionContext<never>, bot: Bot) => unknown;
 
 export interface BotOptions
   extends Omit<RestOptions, 'url'>, Omit<GatewayOptions, 'url' | 'token'> {
@@ -77,6 +104,22 @@ export class Bot {
   /** the bot record, once known (after `start()`, or the first webhook) */
   me: BotRecord | undefined;
   private readonly handlers = new BotEmitter();
+  private readonly commandHandlers = new Map<string, InteractionHandler>();
+  private readonly componentHandlers = new Map<string, InteractionHandler>();
+  private readonly autocompleteHandlers = new Map<string, InteractionHandler>();
+
+  /**
+   * D64: the bot's commands. `set` replaces the whole list — global, or one guild's with
+   * `{ guildId }` (a guild's list applies at once; use it while developing) — and answers it
+   * with ids; a command that keeps its name keeps its id.
+   */
+  readonly commands = {
+    set: (commands: readonly CommandSpec[], opts: { guildId?: number } = {}): Promise<Command[]> =>
+      this.rest.commands.set(commands.map(declaration), opts),
+    list: (opts: { guildId?: number } = {}): Promise<Command[]> => this.rest.commands.list(opts),
+    delete: (commandId: number, opts: { guildId?: number } = {}): Promise<void> =>
+      this.rest.commands.delete(commandId, opts),
+  };
   private readonly ignoreSelf: boolean;
   private readonly events: readonly SubscribableEventType[] | undefined;
 
@@ -93,6 +136,48 @@ export class Bot {
 
   on<K extends BotEventType>(type: K, handler: BotEvents[K]): this {
     this.handlers.on(type, handler);
+    return this;
+  }
+
+  /**
+   * Handle a slash command (D64) by name, or by its declaration (from `defineCommand`), which
+   * types `i.options`. The handler answers with `i.reply`, `i.defer` then `i.editReply` /
+   * `i.followUp`, within 15 minutes (D65). Gateway and webhook bots alike.
+   */
+  command<const C extends CommandSpec>(
+    command: C,
+    handler: (i: CommandInteraction<C>, bot: Bot) => unknown,
+  ): this;
+  command(
+    name: string,
+    handler: (i: InteractionContext<Record<string, OptionValue>>, bot: Bot) => unknown,
+  ): this;
+  command(command: string | CommandSpec, handler: InteractionHandler): this {
+    this.commandHandlers.set(typeof command === 'string' ? command : command.name, handler);
+    return this;
+  }
+
+  /**
+   * Handle buttons and selects (D65) whose customId starts with `prefix` (the longest matching
+   * prefix wins): `bot.component('roll:', (i) => i.update(...))` serves `roll:6`, `roll:20`.
+   */
+  component(prefix: string, handler: (i: ComponentInteraction, bot: Bot) => unknown): this {
+    this.componentHandlers.set(prefix, handler);
+    return this;
+  }
+
+  /**
+   * Suggest values for a command's option declared with `autocomplete` (D64): the handler reads
+   * `i.focused` and answers `i.autocomplete([{ name, value }])` (the server waits 3 s).
+   */
+  autocomplete<const C extends CommandSpec>(
+    command: C | string,
+    handler: (i: AutocompleteInteraction<C>, bot: Bot) => unknown,
+  ): this {
+    this.autocompleteHandlers.set(
+      typeof command === 'string' ? command : command.name,
+      handler,
+    );
     return this;
   }
 
@@ -153,6 +238,38 @@ export class Bot {
     )
       return [];
     if (MESSAGE_EVENTS.has(e.type)) this.withActions(e.data as Message);
-    return this.handlers.fire(e, this);
+    const fired = this.handlers.fire(e, this);
+    if (e.type === 'INTERACTION_CREATE') fired.push(this.interact(e));
+    return fired;
+  }
+
+  /** The handler an interaction goes to: by command name, or the longest customId prefix. */
+  private handlerFor(i: Interaction): InteractionHandler | undefined {
+    const d = i.data;
+    if ('customId' in d) {
+      let best: string | undefined;
+      for (const prefix of this.componentHandlers.keys())
+        if (d.customId.startsWith(prefix) && (best === undefined || prefix.length > best.length))
+          best = prefix;
+      return best === undefined ? undefined : this.componentHandlers.get(best);
+    }
+    return (i.type === 4 ? this.autocompleteHandlers : this.commandHandlers).get(d.name);
+  }
+
+  private async interact(e: BotEventEnvelope): Promise<boolean> {
+    const i = e.data as Interaction;
+    const handler = this.handlerFor(i);
+    if (!handler) return true;
+    this.me ??= await this.rest.bot.me();
+    const ctx = new InteractionContext(i, { url: this.rest.origin, botId: this.me.id });
+    // D65: a webhook delivery may carry the answer back in its response (bot.webhookHandler).
+    ctx.respond = (e as unknown as { [RESPOND_IN_BODY]?: RespondInBody })[RESPOND_IN_BODY];
+    try {
+      await handler(ctx as InteractionContext<never>, this);
+      return true;
+    } catch (err) {
+      console.error(`[parley] the handler of interaction ${i.id} failed:`, err);
+      return false;
+    }
   }
 }

@@ -34,6 +34,15 @@ export type {
   Message,
   MessageList,
   ReadyData,
+  Command,
+  CommandDeclaration,
+  ChannelCommands,
+  Interaction,
+  InteractionEventDataMap,
+  ResponseMessage,
+  ActionRow,
+  Button,
+  Select,
   UploadedFile,
   UploadQuota,
 } from '@parley/protocol';
@@ -75,5 +84,14 @@ export {
   type VerifyOptions,
   type HeaderBag,
 } from './webhook.js';
-export { Bot, type BotOptions, type BotMessage, type MessageActions } from './bot.js';
+export { OptionType, InteractionType, CallbackType, MessageFlags } from '@parley/protocol';
+export {
+  Bot,
+  type BotOptions,
+  type BotMessage,
+  type MessageActions,
+  type CommandInteraction,
+  type ComponentInteraction,
+  type AutocompleteInteraction,
+} from './bot.js';
 export * from './interactions.js';

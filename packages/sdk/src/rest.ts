@@ -2,7 +2,11 @@ import type {
   AllowedMentions,
   Bot,
   Channel,
+  ChannelCommands,
+  Command,
+  CommandDeclaration,
   EmbedInput,
+  InvokeBody,
   MemberUser,
   SubscribableEventType,
   ChannelList,
@@ -299,6 +303,76 @@ export class RestClient {
         params: { channelId, messageId },
         idempotent: true,
       }),
+  };
+
+  /**
+   * D64: the bot's application commands. `set` replaces the whole list (global, or one guild's
+   * with `guildId`): a command that keeps its name keeps its id.
+   */
+  readonly commands = {
+    /** PUT /applications/@me/commands or /guilds/:guildId/commands: the whole list, with ids */
+    set: (
+      commands: readonly CommandDeclaration[],
+      opts: { guildId?: number } = {},
+    ): Promise<Command[]> =>
+      opts.guildId === undefined
+        ? this.request({
+            route: '/applications/@me/commands',
+            method: 'PUT',
+            body: commands,
+            idempotent: true,
+          })
+        : this.request({
+            route: '/guilds/:guildId/commands',
+            method: 'PUT',
+            params: { guildId: opts.guildId },
+            body: commands,
+            idempotent: true,
+          }),
+    /** GET the global list, or one guild's */
+    list: (opts: { guildId?: number } = {}): Promise<Command[]> =>
+      opts.guildId === undefined
+        ? this.request({ route: '/applications/@me/commands', method: 'GET', idempotent: true })
+        : this.request({
+            route: '/guilds/:guildId/commands',
+            method: 'GET',
+            params: { guildId: opts.guildId },
+            idempotent: true,
+          }),
+    /** DELETE one command (global, or of the guild given) */
+    delete: (commandId: number, opts: { guildId?: number } = {}): Promise<void> =>
+      opts.guildId === undefined
+        ? this.request({
+            route: '/applications/@me/commands/:commandId',
+            method: 'DELETE',
+            params: { commandId },
+            idempotent: true,
+          })
+        : this.request({
+            route: '/guilds/:guildId/commands/:commandId',
+            method: 'DELETE',
+            params: { guildId: opts.guildId, commandId },
+            idempotent: true,
+          }),
+    /** GET /channels/:channelId/commands (a person's token): what the caller may run there */
+    inChannel: (channelId: number): Promise<ChannelCommands> =>
+      this.request({
+        route: '/channels/:channelId/commands',
+        method: 'GET',
+        params: { channelId },
+        idempotent: true,
+      }),
+  };
+
+  /**
+   * D64–D65, as a person (a session token): run a command, use a component, or ask for
+   * autocomplete choices. → `{id}` (202), or `{id, choices}` for autocomplete (type 4).
+   */
+  readonly interactions = {
+    invoke: (
+      body: InvokeBody,
+    ): Promise<{ id: number; choices?: Array<{ name: string; value: string | number }> }> =>
+      this.request({ route: '/interactions', method: 'POST', body, idempotent: false }),
   };
 
   readonly files = {

@@ -22,8 +22,10 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Message } from '@parley/protocol';
+import type { BotEventEnvelope, Message } from '@parley/protocol';
 import { ParleyError } from './errors.js';
+import { GatewayClient } from './gateway.js';
+import type { OptionValue } from './interactions.js';
 import { RestClient } from './rest.js';
 
 export interface TestServerOptions {
@@ -72,6 +74,61 @@ export interface TestPerson {
   waitForMessage(author?: { userId: number }, opts?: WaitOptions): Promise<Message>;
   /** Send and wait for the bot's answer: `(await alice.ask('!ping')).content`. */
   ask(content: string, opts?: WaitOptions): Promise<Message>;
+  /** D63: react to a message with one Unicode emoji (in the guild's channel unless it says). */
+  react(message: Pick<Message, 'id' | 'channelId'> | number, emoji: string): Promise<void>;
+  /**
+   * D64: run a slash command as this person — `alice.command('roll', { sides: 20 })`, or a
+   * sub-command as `'config set'` — and wait for the bot's answer: the reply (ephemeral ones
+   * included: they come over the person's gateway session), once it is no longer "thinking…".
+   */
+  command(
+    name: string,
+    options?: Record<string, OptionValue>,
+    opts?: InteractionWaitOptions,
+  ): Promise<InteractionReply>;
+  /**
+   * D65: press a button (or choose a select's `values`) on a bot's message, and wait for the
+   * answer: the updated message (callback 7, or an edit after 6) or a new reply (4).
+   */
+  press(
+    message: Message,
+    customId: string,
+    opts?: InteractionWaitOptions & { values?: string[] },
+  ): Promise<InteractionReply>;
+  /** D64: ask the bot for choices while typing `focused`'s value; the choices it gave. */
+  autocomplete(
+    name: string,
+    options: Record<string, OptionValue>,
+    focused: string,
+    opts?: { channelId?: number },
+  ): Promise<Array<{ name: string; value: string | number }>>;
+  /** Run a command without waiting; the interaction's id (202). */
+  invoke(
+    name: string,
+    options?: Record<string, OptionValue>,
+    opts?: { channelId?: number },
+  ): Promise<{ id: number }>;
+  /** Messages this person's gateway session has received (opened by the first interaction). */
+  received: Message[];
+}
+
+export interface InteractionWaitOptions {
+  /** the channel to run the command in (default: the guild's channel) */
+  channelId?: number;
+  /** give up after this long (default 10,000 ms) */
+  timeoutMs?: number;
+  /** also resolve on the "thinking…" message of a defer (flags 128), instead of waiting on */
+  thinking?: boolean;
+}
+
+/** The bot's answer to an interaction, as its invoker sees it. */
+export interface InteractionReply {
+  /** the interaction's id */
+  id: number;
+  /** the answer: a reply, a follow-up, or the component's message as updated */
+  message: Message;
+  /** D65: only the invoker sees it (flags 1), and it is not in history */
+  ephemeral: boolean;
 }
 
 export interface TestGuild {
@@ -93,7 +150,7 @@ export interface TestServer {
   createGuild(opts?: { name?: string; people?: string[]; bot?: string }): Promise<TestGuild>;
   /** A call to the operator API (`/admin/v1…`); the parsed answer. */
   admin<T = unknown>(method: string, route: string, body?: unknown): Promise<T>;
-  /** Stop the server and delete its data. */
+  /** Stop the server (and the people's gateway sessions) and delete its data. */
   stop(): Promise<void>;
 }
 
@@ -162,7 +219,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let gone = false;
   void exited.then(() => (gone = true));
 
+  const sessions: GatewayClient[] = [];
   const cleanup = async (): Promise<void> => {
+    await Promise.all(sessions.splice(0).map((g) => g.close().catch(() => undefined)));
     if (!gone) {
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -249,7 +308,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     const people: TestPerson[] = [];
     for (const p of made) {
       const { token } = await admin<{ token: string }>('POST', `/users/${p.id}/sessions`);
-      people.push(makePerson(p, token, url, channel.id, bot));
+      people.push(makePerson(p, token, url, channel.id, bot, sessions));
     }
     return {
       guildId: guild.id,
@@ -273,8 +332,91 @@ function makePerson(
   url: string,
   channelId: number,
   bot: TestBot,
+  sessions: GatewayClient[],
 ): TestPerson {
   const rest = new RestClient({ token, url });
+  // The person's gateway session, opened before their first interaction: ephemeral answers
+  // (D65) reach only it, never history.
+  const received: Message[] = [];
+  const watchers = new Set<(m: Message) => void>();
+  let session: Promise<void> | undefined;
+  const connect = (): Promise<void> =>
+    (session ??= (async () => {
+      const g = new GatewayClient({ token, url });
+      g.on('event', (e: BotEventEnvelope) => {
+        if (e.type !== 'MESSAGE_CREATE' && e.type !== 'MESSAGE_UPDATE') return;
+        received.push(e.data);
+        for (const w of [...watchers]) w(e.data);
+      });
+      sessions.push(g);
+      await g.connect();
+    })());
+  /** The first message (already received or to come) that `match` accepts. */
+  const waitFor = (
+    match: (m: Message) => boolean,
+    what: string,
+    timeoutMs = 10_000,
+    from = 0,
+  ): Promise<Message> =>
+    new Promise((resolve, reject) => {
+      const seen = received.slice(from).find(match);
+      if (seen) return resolve(seen);
+      const timer = setTimeout(() => {
+        watchers.delete(w);
+        reject(
+          new ParleyError('TIMEOUT', `${p.name} saw no ${what} within ${timeoutMs / 1000} s`, 0),
+        );
+      }, timeoutMs);
+      const w = (m: Message): void => {
+        if (!match(m)) return;
+        clearTimeout(timer);
+        watchers.delete(w);
+        resolve(m);
+      };
+      watchers.add(w);
+    });
+  const LOADING = 128;
+  const answer = async (
+    id: number,
+    o: InteractionWaitOptions,
+    from: number,
+    componentMessage?: number,
+  ): Promise<InteractionReply> => {
+    const m = await waitFor(
+      (m) =>
+        (m.interaction?.id === id ||
+          (componentMessage !== undefined && m.id === componentMessage)) &&
+        (o.thinking === true || ((m.flags ?? 0) & LOADING) === 0),
+      `answer to interaction ${id}`,
+      o.timeoutMs,
+      from,
+    );
+    return { id, message: m, ephemeral: ((m.flags ?? 0) & 1) === 1 };
+  };
+  const commandBody = async (
+    name: string,
+    options: Record<string, OptionValue>,
+    channel: number,
+    focused?: string,
+  ) => {
+    const [top, sub] = name.trim().split(/\s+/);
+    const { commands } = await rest.commands.inChannel(channel);
+    const cmd = commands.find((c) => c.name === top);
+    if (!cmd)
+      throw new ParleyError(
+        'UNKNOWN_COMMAND',
+        `${p.name} may run no command /${top} in channel ${channel} (D64: GET /channels/${channel}/commands has ${commands.map((c) => c.name).join(', ') || 'none'})`,
+        0,
+      );
+    const leaves = Object.entries(options).map(([k, value]) =>
+      k === focused ? { name: k, value, focused: true } : { name: k, value },
+    );
+    return {
+      channelId: channel,
+      commandId: cmd.id,
+      options: sub === undefined ? leaves : [{ name: sub, options: leaves }],
+    };
+  };
   let last: { id: number; channelId: number; dm: boolean } | undefined;
   const remember = (m: Message, dm: boolean): Message => {
     last = { id: m.id, channelId: m.channelId, dm };
@@ -318,6 +460,40 @@ function makePerson(
       await person.send(content, o.channelId);
       return person.waitForMessage(bot, o);
     },
+    react: async (m, emoji) => {
+      const [id, channel] = typeof m === 'number' ? [m, channelId] : [m.id, m.channelId];
+      await rest.messages.react(channel, id, emoji);
+    },
+    invoke: async (name, options = {}, o = {}) =>
+      rest.interactions.invoke({
+        type: 2,
+        ...(await commandBody(name, options, o.channelId ?? channelId)),
+      }),
+    command: async (name, options = {}, o = {}) => {
+      await connect();
+      const from = received.length;
+      const { id } = await person.invoke(name, options, o);
+      return answer(id, o, from);
+    },
+    press: async (message, customId, o = {}) => {
+      await connect();
+      const from = received.length;
+      const { id } = await rest.interactions.invoke({
+        type: 3,
+        messageId: message.id,
+        customId,
+        ...(o.values ? { values: o.values } : {}),
+      });
+      return answer(id, o, from, message.id);
+    },
+    autocomplete: async (name, options, focused, o = {}) => {
+      const r = await rest.interactions.invoke({
+        type: 4,
+        ...(await commandBody(name, options, o.channelId ?? channelId, focused)),
+      });
+      return r.choices ?? [];
+    },
+    received,
   };
   return person;
 }

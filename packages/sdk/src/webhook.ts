@@ -140,7 +140,21 @@ export type WebhookEvents = {
 export interface WebhookHandlerOptions extends VerifyOptions {
   /** the bot's webhook secret (D38) */
   secret: string;
+  /**
+   * D65: how long an INTERACTION_CREATE delivery waits for the handler's answer to send it back
+   * in the response body (default 2,500 ms; the server waits 10 s for any delivery). A later
+   * answer takes the callback route, which works for 15 minutes.
+   */
+  interactionResponseMs?: number;
 }
+
+/**
+ * D65: set on an INTERACTION_CREATE envelope during its delivery: a listener (Bot's command
+ * handlers) hands its callback `{type, data}` here to have it sent as the response body. Returns
+ * false once the response has gone.
+ */
+export const RESPOND_IN_BODY: unique symbol = Symbol('parley.respondInBody');
+export type RespondInBody = (body: { type: number; data?: unknown }) => boolean;
 
 /** The parts of Fastify the plugin uses (Fastify itself is not a dependency). */
 interface FastifyLike {
@@ -213,14 +227,46 @@ export function webhookHandler(opts: WebhookHandlerOptions): WebhookHandler {
     const delivery = header(headers, 'webhook-id') ?? header(headers, 'x-service-delivery');
     if (delivery !== undefined && seen.has(delivery))
       return { status: 200, body: '{"ok":true,"duplicate":true}' };
-    const results = await Promise.all([
+    // D65: an interaction's answer may go back in this response, if it comes in time.
+    let answer: { type: number; data?: unknown } | undefined;
+    let open = event.type === 'INTERACTION_CREATE';
+    let answered: () => void = () => undefined;
+    const gotAnswer = new Promise<'answer'>((r) => (answered = () => r('answer')));
+    if (open) {
+      const respond: RespondInBody = (body) => {
+        if (!open) return false;
+        open = false;
+        answer = body;
+        answered();
+        return true;
+      };
+      Object.defineProperty(event, RESPOND_IN_BODY, { value: respond, enumerable: false });
+    }
+    const all = Promise.all([
       ...emitter.fire(event.type, event.data as never),
       ...emitter.fire('event', event),
     ]);
+    let results: boolean[] | undefined;
+    if (open) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<'late'>(
+        (r) => (timer = setTimeout(() => r('late'), opts.interactionResponseMs ?? 2500)),
+      );
+      const first = await Promise.race([all, gotAnswer, late]);
+      clearTimeout(timer);
+      open = false;
+      if (Array.isArray(first)) results = first;
+      else {
+        // Answered (in this body), or still working: its answer will take the callback route.
+        if (delivery !== undefined) remember(delivery);
+        return { status: 200, body: answer ? JSON.stringify(answer) : '{"ok":true}' };
+      }
+    } else results = await all;
     // A listener that failed makes the delivery fail: the server tries again (D39).
-    if (results.includes(false)) return { status: 500, body: '{"ok":false}' };
+    if (results.includes(false) && answer === undefined)
+      return { status: 500, body: '{"ok":false}' };
     if (delivery !== undefined) remember(delivery);
-    return { status: 200, body: '{"ok":true}' };
+    return { status: 200, body: answer ? JSON.stringify(answer) : '{"ok":true}' };
   };
 
   const node = (

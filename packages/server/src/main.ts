@@ -71,6 +71,9 @@ export async function serve(config: Config): Promise<void> {
   };
   await app.listen({ host: config.host, port: config.port });
   webhooks.start();
+  // D69: the OpenID provider's discovery starts now; a provider that is down only delays sign-ins.
+  services.domain.oidc?.setWarn((line) => app.log.warn(line));
+  services.domain.oidc?.warmUp();
   lifecycle.phase = 'ready';
   // Disk held by uploads a crash interrupted (files.service.ts): at start, then hourly.
   const sweep = (): void => {

@@ -3,6 +3,7 @@ import { loadTokenSecret } from './domain/auth/secret.js';
 import { Urls, type Domain } from './domain/context.js';
 import { LinkPreviews } from './previews/link-previews.js';
 import { DerivedCache } from './domain/derived-cache.js';
+import { OidcClient } from './domain/oidc/oidc-client.js';
 import type { Config } from './config/config.js';
 import { openEvents, type EventsRuntime } from './events/runtime.js';
 import { systemClock, type Clock } from './ids/clock.js';
@@ -129,6 +130,8 @@ export async function openServices(
       events: events.recorder,
       people: events.recorder,
       cache,
+      // D69: discovery waits for `parley serve` (main.ts warms it up), so CLI commands never call out.
+      ...(config.oidcIssuer !== undefined ? { oidc: new OidcClient(config) } : {}),
     };
     const limiter = createRateLimiter(config, clock, health);
     return {

@@ -1,13 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
+import { Permission } from '@parley/protocol';
 import { connState, stoppedBy } from './lib/gateway.js';
 import { get, sessionLost, throttled } from './lib/api.js';
 import { match, navigate, onLinkClick, path } from './lib/router.js';
 import type { Guild, User } from './lib/types.js';
 import { Invite, Login, Register } from './screens/auth.js';
 import { BotDetail, BotsPage } from './screens/bots.js';
-import { ChannelView, DmView, Empty, isAdmin, MembersPanel } from './screens/chat.js';
+import { ChannelView, DmView, Empty, guildNames, isAdmin, MembersPanel } from './screens/chat.js';
 import { CreateGuild, GuildAdmin } from './screens/guild-admin.js';
 import { SettingsPage } from './screens/settings.js';
+import { PinsButton } from './screens/pins-panel.js';
 import {
   dms,
   endSession,
@@ -16,6 +18,7 @@ import {
   logout,
   lostGuild,
   me,
+  members,
   mentionCount,
   startSession,
   synced,
@@ -26,6 +29,7 @@ import { Icon } from './ui/icons.js';
 import { isOffline, Offline, reloadWhenOnline } from './ui/offline.js';
 import { dmMentions, guildMentions, MentionBadge, tabTitle, totalMentions } from './ui/badges.js';
 import { NotifyMenu } from './ui/notify-menu.js';
+import { SearchBox } from './screens/search.js';
 
 const PUBLIC = ['/login', '/register'];
 
@@ -389,7 +393,25 @@ function Shell() {
           </button>
           <h1 class="title">{title}</h1>
           {channel?.topic && <p class="topic muted">{channel.topic}</p>}
+          {guild && channel && (
+            <PinsButton
+              key={channel.id}
+              channelId={channel.id}
+              kind="guild"
+              canPin={isAdmin(guild) || (guild.myPermissions & Permission.MANAGE_MESSAGES) !== 0}
+              names={guildNames(guild, members.value.get(guild.id) ?? [])}
+            />
+          )}
+          {dmChan && (
+            <PinsButton
+              key={dmChan['channelId']}
+              channelId={Number(dmChan['channelId'])}
+              kind="dm"
+              canPin
+            />
+          )}
           {channel && <NotifyMenu target={{ channelId: channel.id }} name={`#${channel.name}`} />}
+          {guild && gChan && <SearchBox guild={guild} />}
           {guild && gChan && (
             <button
               type="button"

@@ -224,13 +224,17 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
   });
 
   it('upload an image: both see it inline (D22, D23)', async () => {
+    // Issue #24 (D61): a picked file waits in the composer's tray and goes with Send, as an
+    // attachment of one message (it was sent at once as a bare link before)
     await bob.page.getByLabel('Choose files to upload').setInputFiles({
       name: 'gradient.png',
       mimeType: 'image/png',
       buffer: gradientPng(),
     });
+    await bob.page.getByRole('list', { name: 'Files to send' }).waitFor({ timeout: TIMEOUT });
+    await bob.page.getByRole('button', { name: 'Send message' }).click();
     for (const p of [alice.page, bob.page]) {
-      const img = p.locator('img.media').first();
+      const img = p.locator('.attachment-image img').first();
       await img.waitFor({ timeout: TIMEOUT });
       expect(await img.getAttribute('src')).toMatch(
         new RegExp(`^${origin}/cdn/files/\\d+/gradient\\.png$`),
@@ -245,9 +249,12 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       mimeType: 'image/png',
       buffer: Buffer.from('this is not a png'),
     });
+    await bob.page.getByRole('button', { name: 'Send message' }).click();
     await expect
       .poll(() => bob.page.locator('.composer-error').textContent(), { timeout: TIMEOUT })
       .toMatch(/not allowed|type/i);
+    // the refused file stays in the tray until removed
+    await bob.page.getByRole('button', { name: 'Remove notes.png' }).click();
     await shot(alice.page, '04-chat');
   });
 

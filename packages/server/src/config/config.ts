@@ -64,6 +64,14 @@ export interface Config {
   readonly sessionIdleDays: number;
   /** D60: days audit log entries are kept */
   readonly auditRetentionDays: number;
+  /** D69: the OpenID provider's issuer (sign-in with it is on when set, with the client) */
+  readonly oidcIssuer: string | undefined;
+  readonly oidcClientId: string | undefined;
+  readonly oidcClientSecret: string | undefined;
+  /** D69: the provider's name on the web app's button ("Sign in with …") */
+  readonly oidcName: string;
+  /** D69: false turns password login and registration off (the provider signs people in) */
+  readonly passwordLogin: boolean;
 }
 
 export interface DeliveryRetention {
@@ -166,6 +174,33 @@ const url =
       throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${raw}"`);
     return raw.replace(/\/+$/, '');
   };
+
+/** D69: OAuth's loopback rule — `http://` is allowed only for these hosts. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  return h === 'localhost' || h === '[::1]' || /^127\.[0-9]+\.[0-9]+\.[0-9]+$/.test(h);
+}
+
+/**
+ * D69: the issuer identifier, kept as written (it must equal the provider's `issuer` exactly):
+ * `https://`, or `http://` on a loopback address only (development and tests).
+ */
+const issuer: Parser<string | undefined> = (raw, name) => {
+  const v = raw.trim();
+  if (v === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: "${raw}"`);
+  }
+  if (u.protocol === 'https:') return v;
+  if (u.protocol === 'http:' && isLoopbackHost(u.hostname)) return v;
+  throw new ConfigError(
+    name,
+    `the issuer must be an https:// URL (http:// only on a loopback address such as 127.0.0.1 or localhost), got "${raw}"`,
+  );
+};
 
 const databaseUrl: Parser<string> = (raw, name) => {
   if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
@@ -503,6 +538,46 @@ export const CONFIG_SPEC = [
     doc: "Days the audit log (guilds' and the operator's) keeps its entries (D60).",
     parse: int(1, 36500),
   }),
+  spec({
+    name: 'PARLEY_OIDC_ISSUER',
+    key: 'oidcIssuer',
+    default: undefined,
+    doc: 'OpenID Connect provider (its issuer URL, `https://`; `http://` only on loopback): people sign in with it (D69; docs/deploy.md "Single sign-on"). Needs the client id and secret.',
+    parse: issuer,
+  }),
+  spec({
+    name: 'PARLEY_OIDC_CLIENT_ID',
+    key: 'oidcClientId',
+    default: undefined,
+    doc: "Parley's client id at the OpenID provider (D69).",
+    parse: optionalString,
+  }),
+  spec({
+    name: 'PARLEY_OIDC_CLIENT_SECRET',
+    key: 'oidcClientSecret',
+    default: undefined,
+    doc: "Parley's client secret at the OpenID provider (D69).",
+    parse: optionalString,
+  }),
+  spec({
+    name: 'PARLEY_OIDC_NAME',
+    key: 'oidcName',
+    default: 'SSO',
+    doc: 'The provider\'s name on the login page\'s button: "Sign in with …" (D69).',
+    parse: (r, n) => {
+      const v = r.trim();
+      if (v.length < 1 || [...v].length > 40 || /[\p{Cc}\p{Cf}]/u.test(v))
+        throw new ConfigError(n, `expected 1–40 printable characters, got "${r}"`);
+      return v;
+    },
+  }),
+  spec({
+    name: 'PARLEY_PASSWORD_LOGIN',
+    key: 'passwordLogin',
+    default: 'true',
+    doc: 'false: no password login or registration (403); people sign in with the OpenID provider only (D69).',
+    parse: bool,
+  }),
 ] as const;
 
 /**
@@ -543,6 +618,23 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(
       cfg.tlsCert === undefined ? 'PARLEY_TLS_CERT' : 'PARLEY_TLS_KEY',
       'PARLEY_TLS_CERT and PARLEY_TLS_KEY go together',
+    );
+  // D69: the provider's three settings go together; passwords off needs the provider.
+  const oidc = [
+    ['PARLEY_OIDC_ISSUER', cfg.oidcIssuer],
+    ['PARLEY_OIDC_CLIENT_ID', cfg.oidcClientId],
+    ['PARLEY_OIDC_CLIENT_SECRET', cfg.oidcClientSecret],
+  ] as const;
+  const missing = oidc.filter(([, v]) => v === undefined).map(([n]) => n);
+  if (missing.length > 0 && missing.length < oidc.length)
+    throw new ConfigError(
+      missing[0] ?? 'PARLEY_OIDC_ISSUER',
+      'PARLEY_OIDC_ISSUER, PARLEY_OIDC_CLIENT_ID and PARLEY_OIDC_CLIENT_SECRET go together',
+    );
+  if (!cfg.passwordLogin && cfg.oidcIssuer === undefined)
+    throw new ConfigError(
+      'PARLEY_PASSWORD_LOGIN',
+      'false needs PARLEY_OIDC_ISSUER (with its client id and secret): otherwise nobody could sign in',
     );
   return Object.freeze(cfg);
 }

@@ -6,6 +6,7 @@ import type { DerivedCache } from './derived-cache.js';
 import type { EventRecorder, PeopleRecorder } from './events/recorder.js';
 import type { PreviewScheduler } from './messages/previews.js';
 import type { PushScheduler } from './push/scheduler.js';
+import type { OidcClient } from './oidc/oidc-client.js';
 
 /** D1: every absolute URL the server writes comes from one configured origin. */
 export class Urls {
@@ -55,4 +56,6 @@ export interface Domain {
   readonly previews?: PreviewScheduler;
   /** D66: Web Push of DMs and mentions, planned after the send (absent: none) */
   readonly push?: PushScheduler;
+  /** D69: the OpenID provider people sign in with (absent: none configured) */
+  readonly oidc?: OidcClient;
 }

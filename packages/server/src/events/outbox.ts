@@ -45,6 +45,13 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       people: (e: PeopleDispatch) => void;
       /** D51: an ephemeral people's event (typing, presence), at once, for every node */
       ephemeral: (e: PeopleDispatch) => void;
+      /**
+       * D63: the database through which an ephemeral event reaches the bots that subscribed to
+       * its type (TYPING_START, PRESENCE_UPDATE); without it, bots never receive them
+       */
+      db?: Db;
+      /** a failure of that asynchronous delivery (logged, never thrown at the caller) */
+      onError?: (err: unknown) => void;
       /** D47: a person's sessions changed (after commit), for every node */
       userSessions: (userId: number) => void;
       /** D36/D38: webhook deliveries for the same recipients, in the same transaction */
@@ -182,10 +189,48 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
   }
 
   ephemeral(event: PeopleEvent): void {
-    this.o.ephemeral({
+    const e: PeopleDispatch = {
       type: event.type,
       data: JSON.stringify(event.data),
       audience: event.audience,
+    };
+    this.o.ephemeral(e);
+    const db = this.o.db;
+    if (db) this.ephemeralToBots(db, e).catch((err) => this.o.onError?.(err));
+  }
+
+  /**
+   * D63: typing and presence reach a bot only if it subscribed to the type (and would see the
+   * event by D34's rules), on the gateway and by webhook alike. People heard it already, so the
+   * row has no people's audience; with no subscriber (the common case) nothing is written — the
+   * subscriptions are derived data, read without a query.
+   */
+  private async ephemeralToBots(db: Db, e: PeopleDispatch): Promise<void> {
+    const pin = this.o.cache.now();
+    const version = typeof pin === 'number' ? pin : await pin;
+    if (!(await subscribers(db, this.o.cache, version)).has(e.type)) return;
+    const bots = await filterBySubscription(
+      db,
+      this.o.cache,
+      e.type,
+      await botsOfAudience(db, this.o.cache, e.audience, version),
+      version,
+    );
+    if (bots.length === 0) return;
+    await db.transaction().execute(async (t) => {
+      const row = await this.append(t, {
+        type: e.type,
+        data: e.data,
+        recipients: recipientsOf(bots),
+        audience: null,
+      });
+      this.o.hooks.afterCommit(t, () => this.o.committed([row]));
+      const webhooks = this.o.webhooks;
+      if (
+        webhooks &&
+        (await webhooks.enqueue(t, e.type, webhookBody(e.type, e.data), bots, version)) > 0
+      )
+        this.o.hooks.afterCommit(t, () => webhooks.committed());
     });
   }
 }

@@ -149,6 +149,9 @@ export function openEvents(o: {
       tellPeople(e);
       bus.publish({ k: 'people', e });
     },
+    // D63: and to the bots that subscribed to typing or presence, through the event log
+    db,
+    onError,
     webhooks: {
       enqueue: (trx, type, body, botIds, version) =>
         enqueueDeliveries(trx, o, type, body, botIds, version),

@@ -37,6 +37,7 @@ import { fileRoutes } from './routes/files.routes.js';
 import { guildAdminRoutes } from './routes/guild-admin.routes.js';
 import { memberRoutes } from './routes/members.routes.js';
 import { messageRoutes } from './routes/messages.routes.js';
+import { searchRoutes } from './routes/search.routes.js';
 import { reactionRoutes } from './routes/reactions.routes.js';
 import { installOps, type Lifecycle } from './routes/ops.routes.js';
 import { httpRequest } from '../metrics/metrics.js';
@@ -169,6 +170,8 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
         guildAdminRoutes,
         commandRoutes,
         interactionRoutes,
+        // D67
+        searchRoutes,
       ]) {
         await api.register(routes, { deps });
       }

@@ -44,5 +44,14 @@ export const MemberPageQuery = Type.Object({
   ),
 });
 
+/**
+ * D56/D58: the members page may carry each member's roles (and a running time-out) — asked for
+ * with `withRoles=true`, so a client that does not ask sees exactly the entries it saw before.
+ */
+export const MemberListQuery = Type.Object({
+  ...MemberPageQuery.properties,
+  withRoles: Type.Optional(Type.Boolean({ default: false })),
+});
+
 export const num = (s: string | undefined): number | undefined =>
   s === undefined ? undefined : Number(s);

@@ -4,6 +4,7 @@ import type { FilesTables } from './schema-files.js';
 import type { InteractionsTables } from './schema-interactions.js';
 import type { PushTables } from './schema-push.js';
 import type { PeopleTables } from './schema-people.js';
+import type { OidcTables } from './schema-oidc.js';
 import type { WebhooksTables } from './schema-webhooks.js';
 
 /**
@@ -172,7 +173,14 @@ export interface SettingsTable {
 
 /** Every table; each area adds its own in schema-<area>.ts. */
 export interface Database
-  extends EventsTables, FilesTables, WebhooksTables, PeopleTables, InteractionsTables, PushTables {
+  extends
+    EventsTables,
+    FilesTables,
+    WebhooksTables,
+    PeopleTables,
+    InteractionsTables,
+    PushTables,
+    OidcTables {
   users: UsersTable;
   bots: BotsTable;
   user_sessions: UserSessionsTable;

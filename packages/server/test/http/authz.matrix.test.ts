@@ -12,10 +12,15 @@ import {
 
 // D57–D59 acceptance: the authorization matrix, generated from the OpenAPI document the server
 // builds — not a list kept by hand. Every /api/v1 route of guild administration (each takes a
-// guild, channel, role or member) is called by each of six callers, on a fresh guild each time,
-// and must answer what the contract gives: the bit a route needs and whether rank governs it
-// are read from the document's own summary of the route (a route added without saying so fails
-// here).
+// guild, channel, role or member) is called by each of six callers and must answer what the
+// contract gives: the bit a route needs and whether rank governs it are read from the document's
+// own summary of the route (a route added without saying so fails here).
+//
+// Cheap on both dialects: the cast (owner, members, bot) is made once; each route gets its own
+// guild, all built once in beforeAll; and each caller meets the state of a fresh world — where a
+// success consumes or moves the object a route acts on (deleting a channel, kicking a member,
+// reordering a role…), each caller acts on its own copy of that object, made in bulk with the
+// route's guild (a route that changes state must say which object it consumes, or fail here).
 type Caller =
   | 'no token'
   | 'bot without the bit'
@@ -57,6 +62,158 @@ function expected(route: Route, caller: Caller): number {
 dbDescribe('authorization matrix from the OpenAPI document (D57–D59)', () => {
   let h: Harness;
   const routes: Route[] = [];
+  const worlds = new Map<Route, World>();
+  /** the cast, shared by every route's guild (a person may be in many guilds, a bot too) */
+  let cast: Record<'owner' | 'plain' | 'low' | 'high', { id: number; token: string }> & {
+    bot: { userId: number; token: string };
+    target: number;
+    banned: number;
+  };
+
+  /** What a route's success consumes or moves, so each caller gets its own copy (see above). */
+  type Fresh = 'guild' | 'channel' | 'role' | 'member' | 'banned' | 'invite';
+  /** Every route that is not a GET says what it sends and what it consumes (if anything). */
+  const MUTATIONS: Record<string, { body?: (w: World, i: number) => unknown; fresh?: Fresh }> = {
+    'PATCH /guilds/{guildId}': { body: () => ({ name: 'Renamed' }) },
+    'DELETE /guilds/{guildId}': { fresh: 'guild' },
+    'POST /guilds/{guildId}/channels': { body: () => ({ name: 'new' }) },
+    'PATCH /channels/{channelId}': { body: () => ({ topic: 'new topic' }) },
+    'DELETE /channels/{channelId}': { fresh: 'channel' },
+    'PUT /channels/{channelId}/overwrites/{roleId}': {
+      body: () => ({ allow: 0, deny: Permission.SEND_MESSAGES }),
+    },
+    'POST /guilds/{guildId}/roles': { body: () => ({ name: 'made', permissions: 0 }) },
+    // Moving a role to the bottom moves it below the lower-ranked caller: each its own role.
+    'PATCH /guilds/{guildId}/roles': {
+      body: (w, i) => [{ id: w.roles[i], position: 1 }],
+      fresh: 'role',
+    },
+    'PATCH /roles/{roleId}': { body: () => ({ name: 'renamed' }) },
+    'DELETE /roles/{roleId}': { fresh: 'role' },
+    // Taking the member's roles lowers their rank: each caller its own member.
+    'PUT /guilds/{guildId}/members/{userId}/roles': {
+      body: () => ({ roles: [] }),
+      fresh: 'member',
+    },
+    'PATCH /guilds/{guildId}/members/{userId}': {
+      body: () => ({ timeoutUntil: new Date(Date.now() + 60_000).toISOString() }),
+    },
+    'DELETE /guilds/{guildId}/members/{userId}': { fresh: 'member' },
+    'PUT /guilds/{guildId}/bans/{userId}': { body: () => ({}), fresh: 'member' },
+    'DELETE /guilds/{guildId}/bans/{userId}': { fresh: 'banned' },
+    'POST /guilds/{guildId}/invites': { body: () => ({}) },
+    'DELETE /invites/{code}': { fresh: 'invite' },
+  };
+  const keyOf = (r: Route) => `${r.method} ${r.path.replace('/api/v1', '')}`;
+  const bitOf = (r: Route) =>
+    r.summary.match(new RegExp(`\\b(${BITS.join('|')})\\b`, 'g'))?.at(-1) as
+      PermissionName | undefined;
+
+  /** The objects of a route's guild, one per caller (the same one unless the route consumes it). */
+  interface World {
+    guildIds: number[];
+    channelIds: number[];
+    roles: number[];
+    members: number[];
+    banned: number[];
+    codes: string[];
+  }
+
+  const person = async (name: string): Promise<number> =>
+    (await expectStatus(await h.admin.post('/users', { name }), 201)).body.id as number;
+  let serial = 0;
+
+  /**
+   * A guild for one route: @everyone without the route's bit (D57's default may hold it,
+   * CREATE_INVITE); roles created high, then the target role(s), then low — each lands just above
+   * @everyone, so low (1) < targets < high (D58) — and the cast joined with them; a ban, an invite.
+   * `fresh` makes one copy per caller of what the route consumes.
+   */
+  async function guildFor(bits: number, fresh: Fresh | undefined): Promise<World> {
+    const n = serial++;
+    const O = cast.owner.token;
+    const per = (kind: Fresh) => (fresh === kind ? CALLERS.length : 1);
+    const g = await expectStatus(await h.people(O).post('/guilds', { name: `G${n}` }), 201);
+    const guildId = g.body.id as number;
+    await expectStatus(
+      await h.as(O).patch(`/roles/${guildId}`, {
+        permissions: DEFAULT_EVERYONE_PERMISSIONS & ~bits,
+      }),
+      200,
+    );
+    const mk = async (name: string, permissions: number) =>
+      (
+        await expectStatus(
+          await h.as(O).post(`/guilds/${guildId}/roles`, { name, permissions }),
+          201,
+        )
+      ).body.id as number;
+    const high = await mk('high', bits);
+    const roles: number[] = [];
+    for (let i = 0; i < per('role'); i++) roles.push(await mk(`target${i}`, 0));
+    const low = await mk('low', bits);
+    await join(h, guildId, cast.plain.id);
+    await join(h, guildId, cast.low.id, [low]);
+    await join(h, guildId, cast.high.id, [high]);
+    await join(h, guildId, cast.bot.userId);
+    const members = [cast.target];
+    const banned = [cast.banned];
+    if (fresh === 'member') {
+      members.length = 0;
+      for (let i = 0; i < CALLERS.length; i++) members.push(await person(`m${n}-${i}`));
+    }
+    if (fresh === 'banned') {
+      banned.length = 0;
+      for (let i = 0; i < CALLERS.length; i++) banned.push(await person(`b${n}-${i}`));
+    }
+    for (const m of new Set(members)) await join(h, guildId, m, [roles[0] as number]);
+    for (const b of banned) {
+      await join(h, guildId, b);
+      await expectStatus(await h.as(O).put(`/guilds/${guildId}/bans/${b}`), 204);
+    }
+    const channelIds = [g.body.channels[0].id as number];
+    if (fresh === 'channel') {
+      channelIds.length = 0;
+      for (let i = 0; i < CALLERS.length; i++)
+        channelIds.push(
+          (
+            await expectStatus(
+              await h.as(O).post(`/guilds/${guildId}/channels`, { name: `c${i}` }),
+              201,
+            )
+          ).body.id as number,
+        );
+    }
+    const codes: string[] = [];
+    for (let i = 0; i < per('invite'); i++)
+      codes.push(
+        (await expectStatus(await h.as(O).post(`/guilds/${guildId}/invites`, {}), 201)).body
+          .code as string,
+      );
+    return { guildIds: [guildId], channelIds, roles, members, banned, codes };
+  }
+
+  async function worldFor(r: Route): Promise<World> {
+    const bit = bitOf(r);
+    const bits = bit === undefined ? 0 : Permission[bit];
+    const fresh = MUTATIONS[keyOf(r)]?.fresh;
+    if (fresh !== 'guild') return guildFor(bits, fresh);
+    // Deleting the guild: a guild per caller.
+    const each = [];
+    for (let i = 0; i < CALLERS.length; i++) each.push(await guildFor(bits, undefined));
+    const one = each[0] as World;
+    return { ...one, guildIds: each.map((w) => w.guildIds[0] as number) };
+  }
+
+  /** Run `fn` over `items`, `width` at a time (the database does the waiting, not the CPU). */
+  async function pool<T>(items: T[], width: number, fn: (t: T) => Promise<void>): Promise<void> {
+    const queue = [...items];
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        for (let t = queue.shift(); t !== undefined; t = queue.shift()) await fn(t);
+      }),
+    );
+  }
 
   beforeAll(async () => {
     h = await createHarness();
@@ -81,105 +238,47 @@ dbDescribe('authorization matrix from the OpenAPI document (D57–D59)', () => {
         });
       }
     }
-  });
+    for (const r of routes)
+      if (r.method !== 'GET' && !(keyOf(r) in MUTATIONS))
+        throw new Error(
+          `${keyOf(r)} changes state: add it to MUTATIONS (its body, what it consumes)`,
+        );
+    const owner = await makeUser(h, 'owner');
+    cast = {
+      owner,
+      plain: await makeUser(h, 'plain'),
+      low: await makeUser(h, 'low'),
+      high: await makeUser(h, 'high'),
+      bot: await makeBot(h, owner.id, 'bot'),
+      target: await person('target'),
+      banned: await person('banned'),
+    };
+    await pool(routes, 4, async (r) => {
+      worlds.set(r, await worldFor(r));
+    });
+  }, 300_000);
   afterAll(async () => {
     await h.close();
   });
 
-  /** A fresh guild with its cast: roles (bit-low 1 < target 2 < bit-high 3), members, a ban, an invite. */
-  async function world(n: number, bits: number) {
-    const owner = await makeUser(h, `o${n}`);
-    const g = await expectStatus(
-      await h.people(owner.token).post('/guilds', { name: `G${n}` }),
-      201,
-    );
-    const guildId = g.body.id as number;
-    const channelId = g.body.channels[0].id as number;
-    // "Without the bit" means without it: @everyone's default (D57) may hold it (CREATE_INVITE).
-    await expectStatus(
-      await h.as(owner.token).patch(`/roles/${guildId}`, {
-        permissions: DEFAULT_EVERYONE_PERMISSIONS & ~bits,
-      }),
-      200,
-    );
-    const mk = async (name: string, permissions: number) =>
-      (
-        await expectStatus(
-          await h.as(owner.token).post(`/guilds/${guildId}/roles`, { name, permissions }),
-          201,
-        )
-      ).body.id as number;
-    const high = await mk('high', bits);
-    const targetRole = await mk('target', 0);
-    const low = await mk('low', bits);
-    const target = await makeUser(h, `t${n}`);
-    const plain = await makeUser(h, `p${n}`);
-    const lowM = await makeUser(h, `l${n}`);
-    const highM = await makeUser(h, `h${n}`);
-    const banned = await makeUser(h, `b${n}`);
-    const bot = await makeBot(h, owner.id, `bot${n}`);
-    await join(h, guildId, target.id, [targetRole]);
-    await join(h, guildId, plain.id);
-    await join(h, guildId, lowM.id, [low]);
-    await join(h, guildId, highM.id, [high]);
-    await join(h, guildId, banned.id);
-    await join(h, guildId, bot.userId);
-    await expectStatus(await h.as(owner.token).put(`/guilds/${guildId}/bans/${banned.id}`), 204);
-    const invite = await expectStatus(
-      await h.as(owner.token).post(`/guilds/${guildId}/invites`, {}),
-      201,
-    );
-    const tokens: Record<Caller, string | undefined> = {
-      'no token': undefined,
-      'bot without the bit': bot.token,
-      'member without the bit': plain.token,
-      'bit, lower rank': lowM.token,
-      'bit, higher rank': highM.token,
-      owner: owner.token,
-    };
-    return {
-      guildId,
-      channelId,
-      targetRole,
-      target: target.id,
-      banned: banned.id,
-      code: invite.body.code as string,
-      tokens,
-    };
-  }
-
-  /** The request of a route for a world: path parameters filled, a valid body for its schema. */
-  function request(
-    r: Route,
-    w: Awaited<ReturnType<typeof world>>,
-  ): { url: string; body?: unknown } {
-    const userId = r.path.includes('/bans/') && r.method === 'DELETE' ? w.banned : w.target;
+  /** Caller `i`'s request of a route: path parameters filled with its objects, a valid body. */
+  function request(r: Route, w: World, i: number): { url: string; body?: unknown } {
+    const at = <T>(xs: T[]): T => (xs.length === 1 ? xs[0] : xs[i]) as T;
+    const userId =
+      r.path.includes('/bans/') && r.method === 'DELETE' ? at(w.banned) : at(w.members);
     const url = r.path
-      .replace('{guildId}', String(w.guildId))
-      .replace('{channelId}', String(w.channelId))
-      .replace('{roleId}', String(w.targetRole))
+      .replace('{guildId}', String(at(w.guildIds)))
+      .replace('{channelId}', String(at(w.channelIds)))
+      .replace('{roleId}', String(at(w.roles)))
       .replace('{userId}', String(userId))
-      .replace('{code}', w.code);
-    const key = `${r.method} ${r.path.replace('/api/v1', '')}`;
-    const bodies: Record<string, unknown> = {
-      'PATCH /guilds/{guildId}': { name: 'Renamed' },
-      'POST /guilds/{guildId}/channels': { name: 'new' },
-      'PATCH /channels/{channelId}': { topic: 'new topic' },
-      'PUT /channels/{channelId}/overwrites/{roleId}': { allow: 0, deny: Permission.SEND_MESSAGES },
-      'POST /guilds/{guildId}/roles': { name: 'made', permissions: 0 },
-      'PATCH /guilds/{guildId}/roles': [{ id: w.targetRole, position: 1 }],
-      'PATCH /roles/{roleId}': { name: 'renamed' },
-      'PUT /guilds/{guildId}/members/{userId}/roles': { roles: [] },
-      'PATCH /guilds/{guildId}/members/{userId}': {
-        timeoutUntil: new Date(Date.now() + 60_000).toISOString(),
-      },
-      'PUT /guilds/{guildId}/bans/{userId}': {},
-      'POST /guilds/{guildId}/invites': {},
-    };
+      .replace('{code}', at(w.codes));
     if (r.method === 'GET' || r.method === 'DELETE') return { url };
-    if (!(key in bodies))
-      throw new Error(`no sample body for ${key}: add one (the matrix must cover every route)`);
-    return { url, body: bodies[key] };
+    const m = MUTATIONS[keyOf(r)];
+    if (m?.body === undefined)
+      throw new Error(
+        `no sample body for ${keyOf(r)}: add one (the matrix must cover every route)`,
+      );
+    return { url, body: m.body(w, i) };
   }
 
   it('covers every guild administration route of the document', () => {
@@ -190,13 +289,21 @@ dbDescribe('authorization matrix from the OpenAPI document (D57–D59)', () => {
   it('each of the six callers gets the answer the contract gives, on every route', async () => {
     const failures: string[] = [];
     let n = 0;
-    for (const r of routes) {
-      const bit = r.summary.match(new RegExp(`\\b(${BITS.join('|')})\\b`, 'g'))?.at(-1) as
-        PermissionName | undefined;
-      for (const caller of CALLERS) {
-        const w = await world(n++, bit === undefined ? 0 : Permission[bit]);
-        const { url, body } = request(r, w);
-        const token = w.tokens[caller];
+    const tokens: Record<Caller, string | undefined> = {
+      'no token': undefined,
+      'bot without the bit': cast.bot.token,
+      'member without the bit': cast.plain.token,
+      'bit, lower rank': cast.low.token,
+      'bit, higher rank': cast.high.token,
+      owner: cast.owner.token,
+    };
+    // Routes side by side (each has its own guild); a route's callers one after the other.
+    await pool(routes, 4, async (r) => {
+      const w = worlds.get(r) as World;
+      for (const [i, caller] of CALLERS.entries()) {
+        n++;
+        const { url, body } = request(r, w, i);
+        const token = tokens[caller];
         const res = await h.request({
           method: r.method,
           url,
@@ -212,8 +319,8 @@ dbDescribe('authorization matrix from the OpenAPI document (D57–D59)', () => {
             `${r.method} ${r.path} as ${caller}: ${res.status} (want ${want}) ${res.raw.slice(0, 160)}`,
           );
       }
-    }
-    expect(failures).toEqual([]);
+    });
+    expect(failures.sort()).toEqual([]);
     expect(n).toBe(routes.length * CALLERS.length);
-  }, 600_000);
+  }, 300_000);
 });

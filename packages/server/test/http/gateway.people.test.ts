@@ -4,6 +4,7 @@ import {
   dbDescribe,
   expectStatus,
   join,
+  makeBot,
   makeUser,
   makeWorld,
   type Reply,
@@ -380,5 +381,57 @@ dbDescribe("people's gateway (D51)", () => {
     expect((await ownerConn.next()).op).toBe(10);
     expect(await ownerConn.next()).toStrictEqual({ op: 9, d: false });
     await ownerConn.close();
+  });
+
+  it('D63: a bot that subscribed to TYPING_START and PRESENCE_UPDATE receives them (gateway and webhook); it still sees nothing of a channel it cannot view', async () => {
+    const sub = await makeBot(live.h, w.owner.id, 'listener');
+    await join(live.h, w.guildId, sub.userId);
+    await expectStatus(
+      // a public address (D37): the test reads the queued deliveries, none needs to arrive
+      await live.h.admin.put(`/bots/${sub.id}/webhook`, { url: 'https://93.184.215.14/hook' }),
+      200,
+    );
+    await expectStatus(
+      await live.h.as(sub.token).patch('/bot/me', { events: ['TYPING_START', 'PRESENCE_UPDATE'] }),
+      200,
+    );
+    live.clock.advance(1000); // D28
+    const bot = await live.connect(sub.token);
+    await bot.ready();
+    expect((await app(w.human.token, 'POST', `/channels/${w.channelId}/typing`)).status).toBe(204);
+    const t = await next(bot, 'TYPING_START', 8000); // past presences (its own "online")
+    expect(t.d).toStrictEqual({
+      channelId: w.channelId,
+      userId: w.human.id,
+      at: expect.any(String),
+    });
+    // D34 still decides what it may see: typing in #secret (no VIEW_CHANNEL for the bot) never comes
+    expect((await app(w.owner.token, 'POST', `/channels/${secretId}/typing`)).status).toBe(204);
+    const friend = await makeUser(live.h, 'presence-friend');
+    await join(live.h, w.guildId, friend.id);
+    const f = await live.connect(friend.token);
+    await f.ready();
+    for (;;) {
+      const p = await bot.next({ timeoutMs: 8000 }); // GUILD_MEMBER_ADD comes first
+      if (p.t === 'PRESENCE_UPDATE' && p.d.userId === friend.id) {
+        expect(p.d).toStrictEqual({ userId: friend.id, status: 'online' });
+        break;
+      }
+    }
+    await f.close();
+    const typings = bot.raw
+      .map((x) => JSON.parse(x) as Frame)
+      .filter((x) => x.t === 'TYPING_START');
+    expect(typings.map((x) => x.d.channelId)).toEqual([w.channelId]);
+    // the same events went to its webhook queue (D63: one subscription for both)
+    const hooks = await live.h.services.domain.db
+      .selectFrom('webhook_deliveries')
+      .select(['event_type'])
+      .where('bot_id', '=', sub.id)
+      .execute();
+    const kinds = new Set(hooks.map((r) => r.event_type));
+    expect(kinds.has('TYPING_START')).toBe(true);
+    expect(kinds.has('PRESENCE_UPDATE')).toBe(true);
+    await bot.close();
   });
 });

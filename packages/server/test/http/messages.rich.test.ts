@@ -122,6 +122,33 @@ dbDescribe('rich messages (D61, D62)', () => {
     expect(now.body.mentionEveryone).toBe(true);
   });
 
+  it('D58/D61: a mentionable role notifies whoever writes it; a plain one only with MENTION_EVERYONE', async () => {
+    const quiet = await makeUser(h, 'quiet-writer');
+    await join(h, w.guildId, quiet.id);
+    const open = await expectStatus(
+      await h.admin.post(`/guilds/${w.guildId}/roles`, { name: 'helpers', permissions: 0 }),
+      201,
+    );
+    await expectStatus(await h.admin.patch(`/roles/${open.body.id}`, { mentionable: true }), 200);
+    const closed = await expectStatus(
+      await h.admin.post(`/guilds/${w.guildId}/roles`, { name: 'staff', permissions: 0 }),
+      201,
+    );
+    const content = `<@&${open.body.id}> <@&${closed.body.id}> @everyone`;
+    const r = await expectStatus(await h.as(quiet.token).post(ch(), { content }), 200);
+    expect(r.body.mentionRoles).toEqual([open.body.id]); // D58: mentionable
+    expect(r.body).not.toHaveProperty('mentionEveryone'); // D57: still needs the bit
+    // allowedMentions still suppresses a mentionable role (D61)
+    const hushed = await expectStatus(
+      await h.as(quiet.token).post(ch(), { content, allowedMentions: { parse: [] } }),
+      200,
+    );
+    expect(hushed.body).not.toHaveProperty('mentionRoles');
+    // the owner (every bit) notifies both
+    const owner = await expectStatus(await h.as(w.owner.token).post(ch(), { content }), 200);
+    expect(owner.body.mentionRoles).toEqual([open.body.id, closed.body.id]);
+  });
+
   it('D61: allowedMentions suppresses what it does not allow (and the reply author)', async () => {
     const first = await expectStatus(await h.as(w.human.token).post(ch(), { content: 'q' }), 200);
     const none = await expectStatus(

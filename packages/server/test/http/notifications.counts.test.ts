@@ -383,4 +383,20 @@ dbDescribe('D66 mention counts and notification settings', () => {
       expect(await dmSay('hello!')).toEqual([{ userId: human, reason: 'dm' }]);
     });
   });
+  it('leaving a guild drops its unread mentions and notification settings (a rejoin starts clean)', async () => {
+    await say(w.owner.token, `bye <@${cat.id}>`);
+    expect(await count(cat.token)).toBeGreaterThan(0);
+    expect(
+      (
+        await h
+          .people(cat.token)
+          .put('/users/@me/notification-settings', { channelId: w.channelId, level: 'none' })
+      ).status,
+    ).toBe(204);
+    expect((await h.admin.delete(`/guilds/${w.guildId}/members/${cat.id}`)).status).toBe(204);
+    expect(await count(cat.token)).toBe(0);
+    expect((await h.people(cat.token).get('/users/@me/notification-settings')).body).toEqual({
+      settings: [],
+    });
+  });
 });

@@ -1,77 +1,26 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_URL, postgresAvailable } from '../helpers/harness.js';
+import { Redis } from 'ioredis';
+import { expect, it } from 'vitest';
+import { clusterDescribe, twoNodes } from '../helpers/cluster.js';
+import { PG_URL } from '../helpers/harness.js';
 import {
   connectPatiently,
-  makeRemoteWorld,
   openGateway,
   type Frame,
   type GatewayClient,
-  type RemoteWorld,
 } from '../helpers/live-server.js';
-import { call, startParley, stopParley, type Running } from '../helpers/process.js';
-import { Redis } from 'ioredis';
-import {
-  dropPrefix,
-  REDIS_URL,
-  redisDescribe,
-  redisUrlWithPrefix,
-  uniquePrefix,
-} from '../helpers/redis.js';
+import { call } from '../helpers/process.js';
+import { REDIS_URL } from '../helpers/redis.js';
 
 // Issue 11 (D51): two server processes on one PostgreSQL (a fresh schema) and one Redis. A person
 // connected to node B sees a message, a typing event and a presence change caused through node A;
 // a person's session is not resumable on another node (op 9 and a fresh READY); a session ended
 // through node A closes its connection on node B with 4004.
 const ADMIN = 'cluster-people-admin-token-0123456789';
-// Both services are needed: in CI a missing one fails (postgresAvailable / redisAvailable throw);
-// elsewhere the suite is skipped after a loud warning.
-const pgOk = await postgresAvailable();
-const suite = pgOk
-  ? redisDescribe
-  : (name: string, fn: () => void) => describe.skipIf(true)(`${name} [no PostgreSQL]`, fn);
-
-suite("people's gateway across two nodes (PostgreSQL + Redis)", () => {
-  const schema = `pgw_${randomBytes(6).toString('hex')}`;
-  const prefix = uniquePrefix();
-  let a: Running | undefined;
-  let b: Running | undefined;
-  let w: RemoteWorld;
-
-  beforeAll(async () => {
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    await c.query(`create schema ${schema}`);
-    await c.end();
-    const env = {
-      PARLEY_HOST: '127.0.0.1',
-      PARLEY_PORT: '0',
-      PARLEY_DATA_DIR: `/tmp/parley-${schema}`,
-      // D42: one database for both nodes, in this run's own schema.
-      PARLEY_DATABASE_URL: `${PG_URL}?options=-c%20search_path%3D${schema}`,
-      PARLEY_REDIS_URL: redisUrlWithPrefix(prefix),
-      PARLEY_ADMIN_TOKEN: ADMIN,
-      PARLEY_RATE_GLOBAL: 'off',
-      PARLEY_RATE_MESSAGES: 'off',
-      PARLEY_LOG_LEVEL: 'warn',
-    };
-    // One after the other: the first migrates and creates the token secret, the second finds it.
-    a = await startParley({ ...env, PARLEY_NODE_ID: '1' });
-    b = await startParley({ ...env, PARLEY_NODE_ID: '2' });
-    w = await makeRemoteWorld(a.origin, ADMIN);
-  }, 150_000);
-
-  afterAll(async () => {
-    await Promise.all([stopParley(a), stopParley(b)]);
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    await c.query(`drop schema if exists ${schema} cascade`);
-    await c.end();
-    await dropPrefix(prefix);
-  }, 30_000);
-
-  const nodes = () => ({ A: a as Running, B: b as Running });
+clusterDescribe("people's gateway across two nodes (PostgreSQL + Redis)", () => {
+  const cluster = twoNodes('pgw', ADMIN);
+  const nodes = cluster.nodes;
+  const world = cluster.world;
   const person = async (
     gatewayUrl: string,
     token: string,
@@ -99,15 +48,15 @@ suite("people's gateway across two nodes (PostgreSQL + Redis)", () => {
 
   it('a person on node B sees a message, a typing event and a presence change caused through node A', async () => {
     const { A, B } = nodes();
-    const onB = await person(B.gatewayUrl, w.human.token);
+    const onB = await person(B.gatewayUrl, world().human.token);
     const ready = await onB.ready();
-    expect(ready.frame.d.guilds.map((g: { id: number }) => g.id)).toEqual([w.guildId]);
+    expect(ready.frame.d.guilds.map((g: { id: number }) => g.id)).toEqual([world().guildId]);
     // a message through A
     const sent = await call(
       A.origin,
       'POST',
-      `/api/v1/channels/${w.channelId}/messages`,
-      w.bot.token,
+      `/api/v1/channels/${world().channelId}/messages`,
+      world().bot.token,
       {
         content: 'from A',
       },
@@ -122,7 +71,7 @@ suite("people's gateway across two nodes (PostgreSQL + Redis)", () => {
     await call(
       A.origin,
       'PUT',
-      `/admin/v1/guilds/${w.guildId}/members/${owner.body.id}`,
+      `/admin/v1/guilds/${world().guildId}/members/${owner.body.id}`,
       ADMIN,
       {},
     );
@@ -135,13 +84,13 @@ suite("people's gateway across two nodes (PostgreSQL + Redis)", () => {
     const typed = await call(
       A.origin,
       'POST',
-      `/app/v1/channels/${w.channelId}/typing`,
+      `/app/v1/channels/${world().channelId}/typing`,
       session.body.token,
     );
     expect(typed.status).toBe(204);
     expect((await next(onB, 'GUILD_MEMBER_ADD')).d.user.id).toBe(owner.body.id); // joined through A
     expect((await next(onB, 'TYPING_START')).d).toMatchObject({
-      channelId: w.channelId,
+      channelId: world().channelId,
       userId: owner.body.id,
     });
     // presence: the typist connects to A, then leaves
@@ -151,20 +100,20 @@ suite("people's gateway across two nodes (PostgreSQL + Redis)", () => {
     await onA.close();
     expect(await presenceOf(onB, owner.body.id)).toBe('offline');
     // a bot's connection on A counts as well
-    const bot = await connectPatiently(A.gatewayUrl, w.bot.token);
+    const bot = await connectPatiently(A.gatewayUrl, world().bot.token);
     await bot.ready();
-    expect(await presenceOf(onB, w.bot.userId)).toBe('online');
+    expect(await presenceOf(onB, world().bot.userId)).toBe('online');
     await bot.close();
     await onB.close();
   });
 
   it("a person's session does not resume on another node: op 9 and a fresh READY", async () => {
     const { A, B } = nodes();
-    const onA = await person(A.gatewayUrl, w.human.token);
+    const onA = await person(A.gatewayUrl, world().human.token);
     const { sessionId } = await onA.ready();
     onA.terminate();
     await onA.closed;
-    const onB = await person(B.gatewayUrl, w.human.token, `sessionId=${sessionId}&seq=1`);
+    const onB = await person(B.gatewayUrl, world().human.token, `sessionId=${sessionId}&seq=1`);
     expect((await onB.next()).op).toBe(10);
     expect(await onB.next()).toStrictEqual({ op: 9, d: false });
     const fresh = await next(onB, 'READY');
@@ -174,7 +123,7 @@ suite("people's gateway across two nodes (PostgreSQL + Redis)", () => {
 
   it('D47: a session ended through node A closes its connection on node B with 4004', async () => {
     const { A, B } = nodes();
-    const s = await call(A.origin, 'POST', `/admin/v1/users/${w.human.id}/sessions`, ADMIN);
+    const s = await call(A.origin, 'POST', `/admin/v1/users/${world().human.id}/sessions`, ADMIN);
     const onB = await person(B.gatewayUrl, s.body.token);
     await onB.ready();
     // The session ends in the database, and node A's outbox says so to every node (D47:
@@ -182,12 +131,14 @@ suite("people's gateway across two nodes (PostgreSQL + Redis)", () => {
     // sends it, since this branch has no route that ends a session yet.
     const c = new pg.Client({ connectionString: PG_URL });
     await c.connect();
-    await c.query(`delete from ${schema}.user_sessions where user_id = $1`, [w.human.id]);
+    await c.query(`delete from ${cluster.schema}.user_sessions where user_id = $1`, [
+      world().human.id,
+    ]);
     await c.end();
     const r = new Redis(REDIS_URL);
     await r.publish(
-      `${prefix}parley:signals`,
-      JSON.stringify({ o: 'test', s: { k: 'user', userId: w.human.id } }),
+      `${cluster.prefix}parley:signals`,
+      JSON.stringify({ o: 'test', s: { k: 'user', userId: world().human.id } }),
     );
     r.disconnect();
     // every node re-checks its people's sessions periodically; Redis carries the signal sooner

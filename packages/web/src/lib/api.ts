@@ -109,6 +109,8 @@ export interface CallOptions {
   /** a 401 is an expected answer here (login), not a lost session */
   anonymous?: boolean;
   signal?: AbortSignal;
+  /** D60: why (a moderator's reason), sent URL-encoded as X-Audit-Log-Reason (≤ 512) */
+  reason?: string;
 }
 
 async function send(
@@ -150,6 +152,7 @@ export async function call<T>(
 ): Promise<T> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.reason) headers['x-audit-log-reason'] = encodeURIComponent(opts.reason.slice(0, 512));
   const res = await send(
     method,
     path,
@@ -166,9 +169,12 @@ export async function call<T>(
 export const get = <T>(path: string, opts?: CallOptions) => call<T>('GET', path, undefined, opts);
 export const post = <T>(path: string, body?: unknown, opts?: CallOptions) =>
   call<T>('POST', path, body, opts);
-export const put = <T>(path: string, body?: unknown) => call<T>('PUT', path, body);
-export const patch = <T>(path: string, body?: unknown) => call<T>('PATCH', path, body);
-export const del = (path: string) => call<void>('DELETE', path);
+export const put = <T>(path: string, body?: unknown, opts?: CallOptions) =>
+  call<T>('PUT', path, body, opts);
+export const patch = <T>(path: string, body?: unknown, opts?: CallOptions) =>
+  call<T>('PATCH', path, body, opts);
+export const del = (path: string, opts?: CallOptions) =>
+  call<void>('DELETE', path, undefined, opts);
 
 /** D22: one file in the part `file`; 413, 415 and 429 QUOTA_EXCEEDED come back as ApiError. */
 export async function upload(file: File): Promise<UploadedFile> {

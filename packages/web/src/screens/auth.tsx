@@ -4,6 +4,7 @@ import { navigate, onLinkClick } from '../lib/router.js';
 import type { AuthResult, InvitePreview } from '../lib/types.js';
 import { me, startSession } from '../state/store.js';
 import { Field, Spinner, val } from '../ui/kit.js';
+import { SsoSignIn, WithPasswords } from './sso.js';
 
 /**
  * D46/D70: a session begins. The server set the HttpOnly session cookie, which authenticates
@@ -138,13 +139,16 @@ function AuthPage(props: { title: string; children: preact.ComponentChildren }) 
 export function Login() {
   return (
     <AuthPage title="Welcome back">
-      <AuthForm mode="login" onDone={() => navigate('/', true)} />
-      <p class="muted center">
-        New here?{' '}
-        <a href="/register" onClick={(e) => onLinkClick(e, '/register')}>
-          Create an account
-        </a>
-      </p>
+      <SsoSignIn />
+      <WithPasswords>
+        <AuthForm mode="login" onDone={() => navigate('/', true)} />
+        <p class="muted center">
+          New here?{' '}
+          <a href="/register" onClick={(e) => onLinkClick(e, '/register')}>
+            Create an account
+          </a>
+        </p>
+      </WithPasswords>
     </AuthPage>
   );
 }
@@ -152,7 +156,10 @@ export function Login() {
 export function Register() {
   return (
     <AuthPage title="Create an account">
-      <AuthForm mode="register" onDone={() => navigate('/', true)} />
+      <SsoSignIn />
+      <WithPasswords>
+        <AuthForm mode="register" onDone={() => navigate('/', true)} />
+      </WithPasswords>
       <p class="muted center">
         Have an account?{' '}
         <a href="/login" onClick={(e) => onLinkClick(e, '/login')}>
@@ -228,32 +235,35 @@ export function Invite({ code }: { code: string }) {
         </button>
       ) : (
         <>
-          <div class="tabs" role="tablist" aria-label="Account">
-            <button
-              type="button"
-              role="tab"
-              aria-selected={mode === 'register'}
-              class={mode === 'register' ? 'on' : ''}
-              onClick={() => setMode('register')}
-            >
-              New account
-            </button>
-            <button
-              type="button"
-              role="tab"
-              aria-selected={mode === 'login'}
-              class={mode === 'login' ? 'on' : ''}
-              onClick={() => setMode('login')}
-            >
-              I have an account
-            </button>
-          </div>
-          {mode === 'register' ? (
-            // D46: registering with the invite joins its guild.
-            <AuthForm mode="register" invite={code} onDone={() => navigate(`/g/${g.id}`, true)} />
-          ) : (
-            <AuthForm mode="login" onDone={accept} />
-          )}
+          <SsoSignIn invite={code} />
+          <WithPasswords>
+            <div class="tabs" role="tablist" aria-label="Account">
+              <button
+                type="button"
+                role="tab"
+                aria-selected={mode === 'register'}
+                class={mode === 'register' ? 'on' : ''}
+                onClick={() => setMode('register')}
+              >
+                New account
+              </button>
+              <button
+                type="button"
+                role="tab"
+                aria-selected={mode === 'login'}
+                class={mode === 'login' ? 'on' : ''}
+                onClick={() => setMode('login')}
+              >
+                I have an account
+              </button>
+            </div>
+            {mode === 'register' ? (
+              // D46: registering with the invite joins its guild.
+              <AuthForm mode="register" invite={code} onDone={() => navigate(`/g/${g.id}`, true)} />
+            ) : (
+              <AuthForm mode="login" onDone={accept} />
+            )}
+          </WithPasswords>
         </>
       )}
     </AuthPage>

@@ -19,11 +19,15 @@ import { Avatar, Dialog } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { NO_NAMES, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
+import { ADMIN_BITS, holds, nameColor, nameColors } from '../lib/permissions.js';
 import { Composer } from './composer.js';
+import { MemberActions } from './member-menu.js';
+import { guildMentionSource } from './mention-autocomplete.js';
 import { MessageList, type ViewerInfo } from './messages.js';
 
+/** D57/D59: any right of guild administration — the guild's settings are worth opening. */
 export const isAdmin = (g: Guild): boolean =>
-  (g.myPermissions & Permission.ADMINISTRATOR) !== 0 || g.ownerId === me.value?.id;
+  (g.myPermissions & ADMIN_BITS) !== 0 || g.ownerId === me.value?.id;
 
 /** D21: open (or find) the DM with someone, then go there. */
 export async function openDm(userId: number): Promise<void> {
@@ -88,7 +92,7 @@ const channelName = (id: number): string | undefined => {
 };
 
 /** D62: how mentions read in a guild: its members, its roles, the channels I can see. */
-function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
+export function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
   const users = new Map(list.map((m) => [m.user.id, m.user.name]));
   const roles = new Map(
     guild.roles.map((r) => [
@@ -111,13 +115,24 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   const log = channelLog(props.channelId, 'guild');
   const list = members.value.get(guild.id);
   if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
+  // D57: what the reader may do with messages here (the owner and ADMINISTRATOR hold every bit)
+  const may = (bit: number) => isAdmin(guild) || (guild.myPermissions & bit) !== 0;
   const info = useMemo<ViewerInfo>(
     () => ({
       bots: new Set(guild.bots),
       avatars: new Map((list ?? []).map((m) => [m.user.id, m.user.avatar])),
-      moderator: isAdmin(guild),
+      // D59: moderation deletes with MANAGE_MESSAGES (ADMINISTRATOR and the owner hold it)
+      moderator: holds(guild, Permission.MANAGE_MESSAGES),
       names: guildNames(guild, list ?? []),
+      nameColors: nameColors(guild, list ?? []),
+      canReact: may(Permission.ADD_REACTIONS),
+      canPin: may(Permission.MANAGE_MESSAGES),
+      canReply: may(Permission.SEND_MESSAGES),
     }),
+    [guild, list],
+  );
+  const mentionSource = useMemo(
+    () => guildMentionSource(guild, list ?? [], may(Permission.MENTION_EVERYONE)),
     [guild, list],
   );
   const uploader = useRef<((f: File[]) => void) | null>(null);
@@ -134,6 +149,8 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
         placeholder={`Message #${channel.name}`}
         disabled={canSend ? undefined : 'You cannot send messages in this channel.'}
         uploadRef={uploader}
+        mentions={mentionSource}
+        names={info.names}
         onTyping={() => {
           // D51: one typing call per 6 s of typing at most (it shows for 8 s).
           if (Date.now() - lastTyping.current < 6000) return;
@@ -167,6 +184,16 @@ export function DmView({ channelId }: { channelId: number }) {
         channel: channelName,
         meId: me.value?.id,
       },
+      canPin: true, // D63: either party of a DM pins
+    }),
+    [dm],
+  );
+  const mentionSource = useMemo(
+    () => ({
+      people: [...(dm ? [dm.recipient] : []), ...(me.value ? [me.value] : [])],
+      roles: [],
+      channels: [],
+      everyone: false,
     }),
     [dm],
   );
@@ -180,6 +207,8 @@ export function DmView({ channelId }: { channelId: number }) {
         log={log}
         placeholder={`Message ${name}`}
         uploadRef={uploader}
+        mentions={mentionSource}
+        names={info.names}
         onTyping={() => {
           if (Date.now() - lastTyping.current < 6000) return;
           lastTyping.current = Date.now();
@@ -210,6 +239,7 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
   const [open, setOpen] = useState(false);
   const online = isOnline(m.user.id);
   const bot = guild.bots.includes(m.user.id);
+  const color = nameColor(guild, m.roles); // D58: the top coloured role
   return (
     <li>
       <button type="button" class="member" onClick={() => setOpen(true)}>
@@ -221,7 +251,9 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
             aria-label={online ? 'online' : 'offline'}
           />
         </span>
-        <span class="member-name">{m.user.name}</span>
+        <span class="member-name" style={color ? { color } : undefined}>
+          {m.user.name}
+        </span>
         {bot && <span class="tag">BOT</span>}
         {m.user.id === guild.ownerId && <span class="muted small">owner</span>}
       </button>
@@ -259,6 +291,7 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
             </button>
           )}
         </div>
+        <MemberActions guild={guild} member={m} />
       </Dialog>
     </li>
   );

@@ -2,24 +2,23 @@ import { MAX_CONTENT_CODEPOINTS } from '@parley/protocol';
 import { useRef, useState } from 'preact/hooks';
 import { describe, post, upload } from '../lib/api.js';
 import type { Message } from '../lib/types.js';
-import type { ChannelLog } from '../state/store.js';
+import { me, type ChannelLog } from '../state/store.js';
 import { Icon } from '../ui/icons.js';
+import type { MentionNames } from '../ui/markdown.js';
+import { AttachmentTray, MAX_ATTACHMENTS, useTray } from './attachment-tray.js';
+import { cancelReply, editingId, replyingTo } from './compose-state.js';
+import { useMentionAutocomplete, type MentionSource } from './mention-autocomplete.js';
+import { ReplyBar } from './reply-bar.js';
 
 const ACCEPT =
   '.jpg,.jpeg,.png,.gif,.mp3,.wav,.mp4,image/jpeg,image/png,image/gif,audio/mpeg,audio/wav,video/mp4';
 
-/** D15: the message type of an uploaded file, from its name. */
-function msgTypeOf(name: string): 1 | 2 | 3 {
-  const ext = name.split('.').pop()?.toLowerCase() ?? '';
-  if (['mp3', 'wav'].includes(ext)) return 2;
-  if (ext === 'mp4') return 3;
-  return 1;
-}
-
 /**
  * Enter sends, Shift+Enter is a newline; the D14 limit (2000 code points) is counted as one
  * types and sending is refused before the server has to. Files come by the picker, by drop on
- * the channel (see ChannelView) or by paste.
+ * the channel (see ChannelView) or by paste, into the tray (attachment-tray.tsx): D61 sends
+ * them with the text as one message. Issue #24: `@`/`#` autocomplete (D62 mention syntax), the
+ * reply quote bar (D61 `messageReference`), Up-arrow in an empty composer edits my last message.
  */
 export function Composer(props: {
   log: ChannelLog;
@@ -27,6 +26,10 @@ export function Composer(props: {
   disabled?: string | undefined;
   onTyping?: (() => void) | undefined;
   uploadRef?: { current: ((files: File[]) => void) | null };
+  /** who and what `@` and `#` offer (D62) */
+  mentions?: MentionSource | undefined;
+  /** how mentions read, for the reply bar (D62) */
+  names?: MentionNames | undefined;
 }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -36,41 +39,60 @@ export function Composer(props: {
   const length = [...text].length; // D14 counts code points
   const over = length - MAX_CONTENT_CODEPOINTS;
 
-  const sendContent = async (content: string, msgType?: 1 | 2 | 3) => {
-    const m = await post<Message>(props.log.base, msgType ? { content, msgType } : { content });
-    props.log.merge([m]); // the gateway's copy merges into the same id
-  };
+  const tray = useTray();
+  const replying = replyingTo.value.get(props.log.channelId);
+  const ac = useMentionAutocomplete(props.mentions, () => input.current, setText);
 
   const send = async () => {
-    if (text.trim() === '' || over > 0 || busy) return;
+    const files = tray.files;
+    if ((text.trim() === '' && files.length === 0) || over > 0 || busy) return;
     const content = text;
     setError(null);
-    setText('');
     try {
-      await sendContent(content);
+      // D61: 1–10 uploads of this platform as `attachments`; the text is their caption
+      const attachments: string[] = [];
+      for (const [i, p] of files.entries()) {
+        setBusy(
+          files.length > 1 ? `Uploading ${i + 1} of ${files.length}…` : `Uploading ${p.file.name}…`,
+        );
+        attachments.push((await upload(p.file)).url);
+      }
+      setBusy(null);
+      const body: Record<string, unknown> = { content };
+      if (attachments.length) body['attachments'] = attachments;
+      if (replying) body['messageReference'] = { messageId: replying.id };
+      setText('');
+      const m = await post<Message>(props.log.base, body);
+      props.log.merge([m]); // the gateway's copy merges into the same id
+      tray.clear();
+      cancelReply(props.log.channelId);
     } catch (x) {
-      setText(content); // nothing lost
-      setError(describe(x));
+      setText(content); // nothing lost: the text, the tray and the reply stay
+      setError(describe(x)); // quota, size and type errors, said plainly
+    } finally {
+      setBusy(null);
     }
   };
 
-  const uploadFiles = async (files: File[]) => {
+  const addFiles = (files: File[]) => {
     setError(null);
-    for (const f of files) {
-      setBusy(`Uploading ${f.name || 'file'}…`);
-      try {
-        const up = await upload(f);
-        await sendContent(up.url, msgTypeOf(up.filename));
-      } catch (x) {
-        setError(describe(x)); // quota, size and type errors, said plainly
-        break;
-      } finally {
-        setBusy(null);
-      }
-    }
+    const left = tray.add(files);
+    if (left > 0) setError(`A message holds at most ${MAX_ATTACHMENTS} files.`);
     input.current?.focus();
   };
-  if (props.uploadRef) props.uploadRef.current = (f) => void uploadFiles(f);
+
+  /** Up-arrow in an empty composer: my newest message here opens for editing. */
+  const editLast = (): boolean => {
+    const mine = props.log.items.value.findLast(
+      (m) => m.author.id === me.value?.id && m.content !== '',
+    );
+    if (!mine) return false;
+    editingId.value = mine.id;
+    document.querySelector(`.msg[data-id="${mine.id}"]`)?.scrollIntoView({ block: 'nearest' });
+    return true;
+  };
+
+  if (props.uploadRef) props.uploadRef.current = addFiles;
 
   if (props.disabled)
     return (
@@ -91,6 +113,19 @@ export function Composer(props: {
           {busy}
         </p>
       )}
+      {replying && (
+        <ReplyBar
+          m={replying}
+          name={props.names?.user(replying.author.id) ?? replying.author.name}
+          {...(props.names ? { names: props.names } : {})}
+        />
+      )}
+      <AttachmentTray
+        files={tray.files}
+        onRemove={(k) => tray.remove(k)}
+        disabled={busy !== null}
+      />
+      {ac.view}
       <div class={`composer-box${over > 0 ? ' over' : ''}`}>
         <button
           type="button"
@@ -111,7 +146,7 @@ export function Composer(props: {
           onChange={(e) => {
             const files = [...(e.currentTarget.files ?? [])];
             e.currentTarget.value = '';
-            if (files.length) void uploadFiles(files);
+            if (files.length) addFiles(files);
           }}
         />
         <textarea
@@ -122,12 +157,30 @@ export function Composer(props: {
           value={text}
           aria-invalid={over > 0}
           aria-describedby={over > 0 ? 'composer-count' : undefined}
+          aria-autocomplete="list"
+          aria-expanded={ac.expanded}
+          aria-controls={ac.expanded ? 'mention-list' : undefined}
+          aria-activedescendant={ac.activeId}
           onInput={(e) => {
             setText(e.currentTarget.value);
+            ac.refresh();
             props.onTyping?.();
           }}
+          onClick={ac.refresh}
+          onBlur={ac.close}
           onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+            if (e.isComposing) return;
+            if (ac.onKeyDown(e)) return;
+            if (e.key === 'ArrowUp' && text === '' && tray.files.length === 0) {
+              if (editLast()) e.preventDefault();
+              return;
+            }
+            if (e.key === 'Escape' && replying) {
+              e.preventDefault();
+              cancelReply(props.log.channelId);
+              return;
+            }
+            if (e.key === 'Enter' && !e.shiftKey) {
               e.preventDefault();
               void send();
             }
@@ -136,7 +189,7 @@ export function Composer(props: {
             const files = [...(e.clipboardData?.files ?? [])];
             if (files.length) {
               e.preventDefault();
-              void uploadFiles(files);
+              addFiles(files);
             }
           }}
         />
@@ -144,7 +197,7 @@ export function Composer(props: {
           type="button"
           class="icon-btn send"
           aria-label="Send message"
-          disabled={over > 0 || text.trim() === ''}
+          disabled={over > 0 || (text.trim() === '' && tray.files.length === 0) || busy !== null}
           onClick={() => void send()}
         >
           <Icon name="send" />

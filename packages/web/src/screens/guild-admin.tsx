@@ -1,32 +1,16 @@
-import { Permission, type PermissionName } from '@parley/protocol';
+import { Permission } from '@parley/protocol';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, del, describe, get, patch, post, put } from '../lib/api.js';
 import { navigate, path } from '../lib/router.js';
-import type { Ban, Guild, Invite, Member, Role } from '../lib/types.js';
-import { loadMembers, me, members, refreshGuild } from '../state/store.js';
-import { Avatar, Confirm, CopyButton, Field, Spinner, val } from '../ui/kit.js';
+import type { Ban, Guild, Invite, MemberSummary } from '../lib/types.js';
+import { guilds, loadMembers, me, members, refreshGuild } from '../state/store.js';
+import { explain, holds, nameColor } from '../lib/permissions.js';
+import { Avatar, Confirm, CopyButton, Dialog, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
-
-/** D11 + D57 bits with the names a person reads. */
-const PERMISSION_LABELS: Record<PermissionName, string> = {
-  VIEW_CHANNEL: 'See channels',
-  SEND_MESSAGES: 'Send messages',
-  READ_MESSAGE_HISTORY: 'Read message history',
-  ADMINISTRATOR: 'Administrator (every right)',
-  MANAGE_MESSAGES: "Manage messages (delete others', pin)",
-  MANAGE_CHANNELS: 'Manage channels',
-  MANAGE_ROLES: 'Manage roles',
-  KICK_MEMBERS: 'Kick members',
-  BAN_MEMBERS: 'Ban members',
-  MANAGE_GUILD: 'Manage the guild (name, invites)',
-  CREATE_INVITE: 'Create invites',
-  ADD_REACTIONS: 'Add reactions',
-  ATTACH_FILES: 'Attach files',
-  MENTION_EVERYONE: 'Mention @everyone, @here and all roles',
-  VIEW_AUDIT_LOG: 'View the audit log',
-  USE_APPLICATION_COMMANDS: "Use bots' commands",
-  MODERATE_MEMBERS: 'Time members out',
-};
+import { AuditLog } from './audit-log.js';
+import { ChannelPermissions } from './channel-permissions.js';
+import { MemberActions } from './member-menu.js';
+import { Roles } from './roles.js';
 
 export function CreateGuild() {
   const [name, setName] = useState('');
@@ -71,18 +55,30 @@ export function CreateGuild() {
   );
 }
 
-const TABS = ['general', 'channels', 'roles', 'members', 'invites', 'bans'] as const;
+const TABS = ['general', 'channels', 'roles', 'members', 'invites', 'bans', 'audit'] as const;
 type Tab = (typeof TABS)[number];
+/** D57: the bit(s) a tab's actions need; a tab the viewer can do nothing in is not shown. */
+const TAB_BITS: Record<Tab, number> = {
+  general: Permission.MANAGE_GUILD,
+  channels: Permission.MANAGE_CHANNELS,
+  roles: Permission.MANAGE_ROLES,
+  members: Permission.MANAGE_ROLES | Permission.KICK_MEMBERS | Permission.BAN_MEMBERS,
+  invites: Permission.MANAGE_GUILD,
+  bans: Permission.BAN_MEMBERS,
+  audit: Permission.VIEW_AUDIT_LOG,
+};
+const TAB_LABELS: Partial<Record<Tab, string>> = { audit: 'Audit log' };
 
 export function GuildAdmin({ guild }: { guild: Guild }) {
   const q = new URLSearchParams(path.value.split('?')[1] ?? '');
-  const tab = (TABS as readonly string[]).includes(q.get('tab') ?? '')
+  const tabs = TABS.filter((t) => guild.ownerId === me.value?.id || holds(guild, TAB_BITS[t]));
+  const tab = (tabs as readonly string[]).includes(q.get('tab') ?? '')
     ? (q.get('tab') as Tab)
-    : 'general';
+    : (tabs[0] ?? 'general');
   return (
     <div class="page">
       <div class="tabs" role="tablist" aria-label="Guild settings">
-        {TABS.map((t) => (
+        {tabs.map((t) => (
           <button
             key={t}
             type="button"
@@ -91,7 +87,7 @@ export function GuildAdmin({ guild }: { guild: Guild }) {
             class={t === tab ? 'on' : ''}
             onClick={() => navigate(`/g/${guild.id}/settings?tab=${t}`, true)}
           >
-            {t[0]!.toUpperCase() + t.slice(1)}
+            {TAB_LABELS[t] ?? t[0]!.toUpperCase() + t.slice(1)}
           </button>
         ))}
       </div>
@@ -101,6 +97,7 @@ export function GuildAdmin({ guild }: { guild: Guild }) {
       {tab === 'members' && <Members guild={guild} />}
       {tab === 'invites' && <Invites guild={guild} />}
       {tab === 'bans' && <Bans guild={guild} />}
+      {tab === 'audit' && <AuditLog guild={guild} />}
     </div>
   );
 }
@@ -240,6 +237,8 @@ function ChannelRow(props: {
 }) {
   const [name, setName] = useState(props.c.name);
   const [topic, setTopic] = useState(props.c.topic ?? '');
+  const [perms, setPerms] = useState(false);
+  const guild = guilds.value.get(props.guildId);
   const changed = name !== props.c.name || topic !== (props.c.topic ?? '');
   return (
     <li class="admin-row">
@@ -268,6 +267,14 @@ function ChannelRow(props: {
         </button>
         <button
           type="button"
+          class="btn small"
+          onClick={() => setPerms(true)}
+          aria-label={`Permissions of #${props.c.name}`}
+        >
+          Permissions
+        </button>
+        <button
+          type="button"
           class="btn small danger"
           onClick={props.onDelete}
           aria-label={`Delete #${props.c.name}`}
@@ -275,197 +282,54 @@ function ChannelRow(props: {
           Delete
         </button>
       </form>
+      {guild && (
+        <Dialog
+          title={`#${props.c.name} — Permissions`}
+          open={perms}
+          wide
+          onClose={() => setPerms(false)}
+        >
+          <ChannelPermissions guild={guild} channelId={props.c.id} />
+        </Dialog>
+      )}
     </li>
   );
 }
 
-function PermissionBoxes(props: {
-  value: number;
-  onChange: (v: number) => void;
-  idPrefix: string;
-}) {
-  return (
-    <fieldset class="perms">
-      <legend class="sr-only">Permissions</legend>
-      {(Object.keys(Permission) as PermissionName[]).map((k) => (
-        <label key={k} class="check">
-          <input
-            type="checkbox"
-            checked={(props.value & Permission[k]) !== 0}
-            onChange={(e) =>
-              props.onChange(
-                e.currentTarget.checked
-                  ? props.value | Permission[k]
-                  : props.value & ~Permission[k],
-              )
-            }
-          />
-          <span>{PERMISSION_LABELS[k]}</span>
-        </label>
-      ))}
-    </fieldset>
-  );
-}
-
-function RoleRow({ guild, role }: { guild: Guild; role: Role }) {
-  const [name, setName] = useState(role.name);
-  const [perms, setPerms] = useState(role.permissions);
-  const [confirm, setConfirm] = useState(false);
-  const everyone = role.id === guild.id; // D11: @everyone's id is the guild's
-  return (
-    <li class="admin-row role">
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            await patch(
-              `/app/v1/roles/${role.id}`,
-              everyone ? { permissions: perms } : { name: name.trim(), permissions: perms },
-            );
-            await refreshGuild(guild.id);
-            toast('Role saved', 'info');
-          } catch (x) {
-            toast(describe(x));
-          }
-        }}
-      >
-        <div class="row">
-          <label class="inline grow">
-            <span class="sr-only">Name of role {role.name}</span>
-            <input value={name} disabled={everyone} onInput={(e) => setName(val(e))} />
-          </label>
-          <button class="btn small" type="submit">
-            Save
-          </button>
-          {!everyone && (
-            <button type="button" class="btn small danger" onClick={() => setConfirm(true)}>
-              Delete
-            </button>
-          )}
-        </div>
-        <PermissionBoxes value={perms} onChange={setPerms} idPrefix={`r${role.id}`} />
-      </form>
-      <Confirm
-        open={confirm}
-        title={`Delete role ${role.name}?`}
-        body="Members lose what it gave them."
-        confirm="Delete role"
-        danger
-        onConfirm={async () => {
-          try {
-            await del(`/app/v1/roles/${role.id}`);
-            await refreshGuild(guild.id);
-          } catch (x) {
-            toast(describe(x));
-          }
-          setConfirm(false);
-        }}
-        onClose={() => setConfirm(false)}
-      />
-    </li>
-  );
-}
-
-function Roles({ guild }: { guild: Guild }) {
-  const [name, setName] = useState('');
-  const [perms, setPerms] = useState(
-    Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.READ_MESSAGE_HISTORY,
-  );
-  return (
-    <section class="card">
-      <h2>Roles</h2>
-      <ul class="admin-list">
-        {guild.roles.map((r) => (
-          <RoleRow key={`${r.id}-${r.permissions}-${r.name}`} guild={guild} role={r} />
-        ))}
-      </ul>
-      <h3>New role</h3>
-      <form
-        class="form"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            await post(`/app/v1/guilds/${guild.id}/roles`, {
-              name: name.trim(),
-              permissions: perms,
-            });
-            setName('');
-            await refreshGuild(guild.id);
-          } catch (x) {
-            toast(describe(x));
-          }
-        }}
-      >
-        <Field label="New role name">
-          {(id) => <input id={id} required value={name} onInput={(e) => setName(val(e))} />}
-        </Field>
-        <PermissionBoxes value={perms} onChange={setPerms} idPrefix="new" />
-        <button class="btn primary" type="submit">
-          Create role
-        </button>
-      </form>
-    </section>
-  );
-}
-
-function MemberAdmin({
-  guild,
-  userId,
-  name,
-  avatar,
-}: {
-  guild: Guild;
-  userId: number;
-  name: string;
-  avatar: string;
-}) {
-  const [detail, setDetail] = useState<Member | null>(null);
-  const [confirm, setConfirm] = useState<'kick' | 'ban' | null>(null);
-  const load = useCallback(() => {
-    get<Member>(`/api/v1/guilds/${guild.id}/members/${userId}`)
-      .then(setDetail)
-      .catch(() => {});
-  }, [guild.id, userId]);
-  useEffect(load, [load]);
+function MemberAdmin({ guild, m }: { guild: Guild; m: MemberSummary }) {
+  const userId = m.user.id;
+  const name = m.user.name;
   const roles = guild.roles.filter((r) => r.id !== guild.id);
   const setRole = async (roleId: number, on: boolean) => {
-    if (!detail) return;
-    const next = on ? [...detail.roles, roleId] : detail.roles.filter((r) => r !== roleId);
+    const held = m.roles ?? [];
+    const next = on ? [...held, roleId] : held.filter((r) => r !== roleId);
     try {
       await put(`/app/v1/guilds/${guild.id}/members/${userId}/roles`, { roles: next });
-      setDetail({ ...detail, roles: next });
+      void loadMembers(guild.id, true);
     } catch (x) {
-      toast(describe(x));
+      toast(explain(x));
     }
   };
   const owner = userId === guild.ownerId;
+  const color = nameColor(guild, m.roles);
   return (
     <li class="admin-row member-admin" data-user={userId}>
       <div class="row">
-        <Avatar name={name} id={userId} url={avatar} size={28} />
-        <strong class="grow">{name}</strong>
+        <Avatar name={name} id={userId} url={m.user.avatar} size={28} />
+        <strong class="grow" style={color ? { color } : undefined}>
+          {name}
+        </strong>
         {guild.bots.includes(userId) && <span class="tag">BOT</span>}
-        {owner ? (
-          <span class="muted small">owner</span>
-        ) : (
-          <>
-            <button type="button" class="btn small" onClick={() => setConfirm('kick')}>
-              Kick {name}
-            </button>
-            <button type="button" class="btn small danger" onClick={() => setConfirm('ban')}>
-              Ban {name}
-            </button>
-          </>
-        )}
+        {owner && <span class="muted small">owner</span>}
       </div>
-      {roles.length > 0 && detail && (
+      {roles.length > 0 && m.roles && holds(guild, Permission.MANAGE_ROLES) && (
         <fieldset class="perms">
           <legend class="small muted">Roles of {name}</legend>
           {roles.map((r) => (
             <label key={r.id} class="check">
               <input
                 type="checkbox"
-                checked={detail.roles.includes(r.id)}
+                checked={m.roles?.includes(r.id) ?? false}
                 onChange={(e) => void setRole(r.id, e.currentTarget.checked)}
               />
               <span>{r.name}</span>
@@ -473,28 +337,7 @@ function MemberAdmin({
           ))}
         </fieldset>
       )}
-      <Confirm
-        open={confirm !== null}
-        title={confirm === 'ban' ? `Ban ${name}?` : `Kick ${name}?`}
-        body={
-          confirm === 'ban'
-            ? `${name} is removed and cannot join again until unbanned.`
-            : `${name} is removed from the guild; an invite lets them back.`
-        }
-        confirm={confirm === 'ban' ? 'Ban' : 'Kick'}
-        danger
-        onConfirm={async () => {
-          try {
-            if (confirm === 'ban') await put(`/app/v1/guilds/${guild.id}/bans/${userId}`);
-            else await del(`/app/v1/guilds/${guild.id}/members/${userId}`);
-            void loadMembers(guild.id, true);
-          } catch (x) {
-            toast(describe(x));
-          }
-          setConfirm(null);
-        }}
-        onClose={() => setConfirm(null)}
-      />
+      <MemberActions guild={guild} member={m} />
     </li>
   );
 }
@@ -510,13 +353,7 @@ function Members({ guild }: { guild: Guild }) {
       <h2>Members ({list.length})</h2>
       <ul class="admin-list">
         {list.map((m) => (
-          <MemberAdmin
-            key={m.user.id}
-            guild={guild}
-            userId={m.user.id}
-            name={m.user.name}
-            avatar={m.user.avatar}
-          />
+          <MemberAdmin key={m.user.id} guild={guild} m={m} />
         ))}
       </ul>
     </section>

@@ -7,6 +7,10 @@ import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
+import { editingId } from './compose-state.js';
+import { previewText } from './mention-autocomplete.js';
+import { MessageMenu } from './message-menu.js';
+import { Reactions } from './reaction-picker.js';
 
 /** The newest messages the DOM holds at the bottom (long channels stay smooth: issue #12). */
 const WINDOW = 120;
@@ -24,7 +28,18 @@ export interface ViewerInfo {
   moderator: boolean;
   /** how mentions read (D62) */
   names: MentionNames;
+  /** D58: authors' name colours (their top coloured role), when known */
+  nameColors?: ReadonlyMap<number, string>;
+  /** D63: may react (ADD_REACTIONS), pin (MANAGE_MESSAGES; anyone in a DM), reply (SEND_MESSAGES) */
+  canReact?: boolean;
+  canPin?: boolean;
+  canReply?: boolean;
 }
+
+const authorStyle = (info: ViewerInfo, id: number) => {
+  const color = info.nameColors?.get(id);
+  return color === undefined ? undefined : { color };
+};
 
 const media = (content: string): 'image' | 'audio' | 'video' | null => {
   // D15/D23: uploads are {cdn_url}/files/<id>/<name> on this origin; msgType is not echoed, so
@@ -80,7 +95,7 @@ const mentionsMe = (m: Message): boolean =>
 /** D61: the message a reply answers, above it (null: it was deleted). */
 function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: MentionNames }) {
   if (!ref_) return <div class="reply-to muted small">Original message was deleted</div>;
-  const text = ref_.content || (ref_.attachments ? 'Attachment' : ref_.embeds ? 'Embed' : '');
+  const text = previewText(ref_, names);
   return (
     <button
       type="button"
@@ -94,7 +109,7 @@ function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: M
       }}
     >
       <span class="author">@{names.user(ref_.author.id) ?? ref_.author.name}</span>{' '}
-      <span class="reply-text">{text.length > 120 ? `${text.slice(0, 120)}…` : text}</span>
+      <span class="reply-text">{text}</span>
     </button>
   );
 }
@@ -187,35 +202,6 @@ function EmbedView({ e, names }: { e: Embed; names: MentionNames }) {
   );
 }
 
-/** D63: counts, mine highlighted; a click adds or takes back mine. */
-function Reactions({ m, log }: { m: Message; log: ChannelLog }) {
-  const toggle = async (emoji: string, mine: boolean) => {
-    const url = `${log.base}/${m.id}/reactions/${encodeURIComponent(emoji)}/@me`;
-    try {
-      if (mine) await del(url);
-      else await put(url);
-    } catch (x) {
-      toast(describe(x));
-    }
-  };
-  return (
-    <div class="reactions">
-      {(m.reactions ?? []).map((r) => (
-        <button
-          type="button"
-          key={r.emoji}
-          class={`reaction${r.me ? ' me' : ''}`}
-          aria-pressed={r.me}
-          aria-label={`${r.emoji} ${r.count}${r.me ? ', yours' : ''}`}
-          onClick={() => void toggle(r.emoji, r.me)}
-        >
-          {r.emoji} <span class="count">{r.count}</span>
-        </button>
-      ))}
-    </div>
-  );
-}
-
 function Editor(props: { m: Message; log: ChannelLog; done: () => void }) {
   const [text, setText] = useState(props.m.content);
   const [err, setErr] = useState<string | null>(null);
@@ -274,7 +260,13 @@ function Item(props: {
   onMedia: () => void;
 }) {
   const { m, info } = props;
-  const [editing, setEditing] = useState(false);
+  const [editingHere, setEditing] = useState(false);
+  // Up-arrow in the composer opens my last message (compose-state.ts)
+  const editing = editingHere || editingId.value === m.id;
+  const stopEditing = () => {
+    setEditing(false);
+    if (editingId.value === m.id) editingId.value = null;
+  };
   const [confirm, setConfirm] = useState(false);
   const mine = m.author.id === me.value?.id;
   const canDelete = mine || (info.moderator && m.guildId !== undefined);
@@ -312,8 +304,11 @@ function Item(props: {
         )}
         {!props.compact && (
           <div class="msg-head">
-            <span class="author">{m.author.name}</span>
+            <span class="author" style={authorStyle(info, m.author.id)}>
+              {m.author.name}
+            </span>
             {info.bots.has(m.author.id) && <span class="tag">BOT</span>}
+            {m.pinned && <span class="tag pinned">pinned</span>}
             <time
               class="muted small"
               dateTime={m.timestamp}
@@ -324,7 +319,7 @@ function Item(props: {
           </div>
         )}
         {editing ? (
-          <Editor m={m} log={props.log} done={() => setEditing(false)} />
+          <Editor m={m} log={props.log} done={stopEditing} />
         ) : (
           <>
             {m.content !== '' && <Body m={m} onMedia={props.onMedia} names={info.names} />}
@@ -332,7 +327,7 @@ function Item(props: {
             {m.embeds?.map((e, i) => (
               <EmbedView key={i} e={e} names={info.names} />
             ))}
-            {m.reactions && <Reactions m={m} log={props.log} />}
+            {m.reactions && <Reactions m={m} log={props.log} canReact={info.canReact ?? true} />}
             {m.editedTimestamp && (
               <span class="muted small" title={new Date(m.editedTimestamp).toLocaleString()}>
                 (edited)
@@ -341,8 +336,18 @@ function Item(props: {
           </>
         )}
       </div>
-      {!editing && (mine || canDelete) && (
+      {!editing && (
         <div class="msg-actions">
+          {/* D65: an ephemeral message (flags 1) is not stored: nothing to reply to, react to or pin */}
+          {((m.flags ?? 0) & 1) === 0 && (
+            <MessageMenu
+              m={m}
+              log={props.log}
+              canReact={info.canReact ?? true}
+              canPin={info.canPin ?? false}
+              canReply={info.canReply ?? true}
+            />
+          )}
           {mine && !media(m.content) && (
             <button
               type="button"

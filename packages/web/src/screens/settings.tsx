@@ -6,6 +6,7 @@ import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 import { NotificationsSection } from './notifications-settings.js';
+import { SsoSettings } from './sso.js';
 
 export function SettingsPage() {
   const u = me.value;
@@ -14,6 +15,7 @@ export function SettingsPage() {
     <div class="page">
       <Profile u={u} />
       <Password />
+      <SsoSettings />
       <Sessions />
       <NotificationsSection />
       <YourData />

@@ -428,7 +428,7 @@ export function reduce(s: State, e: StoreEvent): State {
       const m = e.d;
       const list = s.members.get(m.guildId);
       if (!list || list.some((x) => x.user.id === m.user.id)) return s;
-      const next = [...list, { user: m.user, joinedAt: m.joinedAt }];
+      const next = [...list, { user: m.user, joinedAt: m.joinedAt, roles: m.roles }];
       next.sort((a, b) => a.user.id - b.user.id);
       return { ...s, members: put(s.members, m.guildId, next) };
     }
@@ -445,8 +445,23 @@ export function reduce(s: State, e: StoreEvent): State {
         ),
       };
     }
-    case 'GUILD_MEMBER_UPDATE':
-      return s; // my own permissions: the store reads the guild again (a request, not state)
+    case 'GUILD_MEMBER_UPDATE': {
+      // D58: the entry's roles and time-out (names' colours, the member menu); my own
+      // permissions: the store reads the guild again (a request, not state).
+      const m = e.d;
+      const list = s.members.get(m.guildId);
+      if (!list?.some((x) => x.user.id === m.user.id)) return s;
+      const next = list.map((x) => {
+        if (x.user.id !== m.user.id) return x;
+        const { timeoutUntil: _old, ...rest } = x;
+        return {
+          ...rest,
+          roles: m.roles,
+          ...(m.timeoutUntil === undefined ? {} : { timeoutUntil: m.timeoutUntil }),
+        };
+      });
+      return { ...s, members: put(s.members, m.guildId, next) };
+    }
     case 'TYPING_START': {
       const d = e.d;
       if (d.userId === s.me?.id) return s;

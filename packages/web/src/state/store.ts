@@ -1,4 +1,5 @@
 import { computed, signal } from '@preact/signals';
+import { formerNames } from './names.js';
 import { ApiError, get, post, put, sessionLost } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 import { Gateway } from '../lib/gateway.js';
@@ -36,6 +37,9 @@ export const typing = computed(() => state.value.typing);
 export const members = computed(() => state.value.members);
 export const lostGuild = computed(() => state.value.lostGuild);
 export const synced = computed(() => state.value.synced);
+
+/** D63: CHANNEL_PINS_UPDATE counts per channel, so an open pins panel reads them again */
+export const pinsChanged = signal<ReadonlyMap<number, number>>(new Map());
 
 export const guildList = computed(() => [...guilds.value.values()]);
 
@@ -194,7 +198,7 @@ export function loadMembers(guildId: number, force = false): Promise<void> {
     let after = 0;
     for (let i = 0; i < 10; i++) {
       const page = await get<{ members: MemberSummary[]; hasMore: boolean }>(
-        `/api/v1/guilds/${guildId}/members?limit=1000${after ? `&after=${after}` : ''}`,
+        `/api/v1/guilds/${guildId}/members?limit=1000&withRoles=true${after ? `&after=${after}` : ''}`,
       );
       all.push(...page.members);
       const last = page.members[page.members.length - 1];
@@ -287,6 +291,9 @@ export function applyEvent(t: string, data: unknown): void {
     case 'GUILD_DELETE':
       memberLoads.delete(e.d.id);
       break;
+    case 'GUILD_MEMBER_REMOVE':
+      formerNames.set(e.d.user.id, e.d.user.name); // the audit log still names them
+      break;
     case 'CHANNEL_DELETE':
       logs.delete(e.d.id);
       break;
@@ -297,6 +304,11 @@ export function applyEvent(t: string, data: unknown): void {
     case 'GUILD_MEMBER_UPDATE':
       if (e.d.user.id === before.me?.id) refreshGuildSoon(e.d.guildId);
       break;
+    case 'CHANNEL_PINS_UPDATE': {
+      const id = e.d.channelId;
+      pinsChanged.value = new Map(pinsChanged.value).set(id, (pinsChanged.value.get(id) ?? 0) + 1);
+      break;
+    }
     case 'TYPING_START': {
       const channelId = e.d.channelId;
       setTimeout(
@@ -324,6 +336,7 @@ export function startSession(user: User): void {
 export function endSession(): void {
   gateway.stop();
   dispatch({ type: 'LOGOUT', d: null });
+  pinsChanged.value = new Map();
   logs.clear();
   memberLoads.clear();
   for (const t of readTimers.values()) clearTimeout(t);

@@ -17,6 +17,9 @@ const paths = {
   logout: 'M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4M16 17l5-5-5-5M21 12H9',
   refresh: 'M23 4v6h-6M1 20v-6h6M3.5 9a9 9 0 0 1 14.9-3.4L23 10M1 14l4.6 4.4A9 9 0 0 0 20.5 15',
   back: 'M19 12H5M12 19l-7-7 7-7',
+  reply: 'M9 17 4 12l5-5M4 12h11a5 5 0 0 1 5 5v2',
+  smile: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM8 14s1.5 2 4 2 4-2 4-2M9 9h.01M15 9h.01',
+  pin: 'M12 17v5M9 3h6l-1 6 4 4v2H6v-2l4-4z',
 } as const;
 export type IconName = keyof typeof paths;
 

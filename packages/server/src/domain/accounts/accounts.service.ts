@@ -26,6 +26,17 @@ export const LOCKOUT_WINDOW_MS = 15 * 60_000;
 /** D46: one message for a wrong name and a wrong password. */
 const WRONG_LOGIN = 'Wrong name or password';
 
+/**
+ * D69: with PARLEY_PASSWORD_LOGIN=false, password login and registration answer 403: people
+ * sign in with the OpenID provider.
+ */
+function requirePasswordLogin(d: Domain): void {
+  if (!d.config.passwordLogin)
+    throw forbidden(
+      `Password login is off on this server: sign in with ${d.config.oidcName} instead`,
+    );
+}
+
 /** Compared against when the name is unknown, so both failures cost the same time. */
 let dummyHash: Promise<string> | undefined;
 
@@ -40,6 +51,7 @@ export async function register(
   body: RegisterBody,
   userAgent: string | undefined,
 ): Promise<SignedIn> {
+  requirePasswordLogin(d);
   const mode = d.config.registration;
   if (mode === 'closed')
     throw forbidden('Registration is closed on this server: ask its operator for an account');
@@ -94,6 +106,7 @@ export async function login(
   userAgent: string | undefined,
   clientIp: string,
 ): Promise<SignedIn> {
+  requirePasswordLogin(d);
   const key = nameKey(body.name.trim());
   const address = addressKey(clientIp);
   const now = d.clock.now();

@@ -220,3 +220,32 @@ export async function putOverwrite(
   });
   return { channelId: ch.id, roleId, allow: body.allow, deny: body.deny };
 }
+
+/**
+ * D57/D59 `GET /channels/:channelId/overwrites` (MANAGE_CHANNELS): what a channel's
+ * "Permissions" tab edits — each role's overwrite, role id ascending.
+ */
+export async function listOverwrites(
+  d: Domain,
+  actor: Actor,
+  channelId: number,
+): Promise<Overwrite[]> {
+  const { channel: ch } = await requireChannelRight(
+    d,
+    actor,
+    channelId,
+    Permission.MANAGE_CHANNELS,
+  );
+  const rows = await d.db
+    .selectFrom('channel_overwrites')
+    .select(['role_id', 'allow', 'deny'])
+    .where('channel_id', '=', ch.id)
+    .orderBy('role_id', 'asc')
+    .execute();
+  return rows.map((r) => ({
+    channelId: ch.id,
+    roleId: Number(r.role_id),
+    allow: Number(r.allow),
+    deny: Number(r.deny),
+  }));
+}

@@ -8,29 +8,55 @@ import { guildView } from '../guilds/guild-view.js';
 import { requireGuildMember, requireGuild } from '../permissions/access.service.js';
 import { memberUserView, memberView } from '../views.js';
 
-/** D20: members sorted by user id ascending; `after` is a user id. */
+/**
+ * D20: members sorted by user id ascending; `after` is a user id. D56/D58: with `withRoles`, each
+ * entry gains its role ids (ascending) and, while it runs, `timeoutUntil` (one more query for
+ * the page, not one per member).
+ */
 export async function listMembers(
   d: Domain,
   p: Principal,
   guildId: number,
-  q: { after?: number | undefined; limit: number },
+  q: { after?: number | undefined; limit: number; withRoles?: boolean },
 ): Promise<{ members: MemberSummary[]; hasMore: boolean }> {
   await requireGuildMember(d, p, guildId);
   let query = d.db
     .selectFrom('members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id', 'u.name', 'u.avatar', 'u.is_bot', 'm.joined_at'])
+    .select(['u.id', 'u.name', 'u.avatar', 'u.is_bot', 'm.joined_at', 'm.timeout_until'])
     .where('m.guild_id', '=', guildId);
   if (q.after !== undefined) query = query.where('m.user_id', '>', q.after);
-  const rows = await query
+  const found = await query
     .orderBy('m.user_id', 'asc')
     .limit(q.limit + 1)
     .execute();
+  const rows = found.slice(0, q.limit);
+  const roles = new Map<number, number[]>();
+  if (q.withRoles === true && rows.length > 0) {
+    const ids = rows.map((r) => Number(r.id));
+    const held = await d.db
+      .selectFrom('member_roles')
+      .select(['user_id', 'role_id'])
+      .where('guild_id', '=', guildId)
+      .where('user_id', '>=', ids[0] as number)
+      .where('user_id', '<=', ids[ids.length - 1] as number)
+      .orderBy('role_id', 'asc')
+      .execute();
+    for (const h of held) {
+      const list = roles.get(Number(h.user_id)) ?? [];
+      list.push(Number(h.role_id));
+      roles.set(Number(h.user_id), list);
+    }
+  }
   return {
-    members: rows
-      .slice(0, q.limit)
-      .map((r) => ({ user: memberUserView(d.urls, r), joinedAt: iso(r.joined_at) })),
-    hasMore: rows.length > q.limit,
+    members: rows.map((r) => ({
+      user: memberUserView(d.urls, r),
+      joinedAt: iso(r.joined_at),
+      ...(q.withRoles === true
+        ? { roles: roles.get(Number(r.id)) ?? [], ...memberTimeout(d, r.timeout_until) }
+        : {}),
+    })),
+    hasMore: found.length > q.limit,
   };
 }
 
@@ -279,5 +305,18 @@ export async function removeMemberIn(
     .deleteFrom('members')
     .where('guild_id', '=', guildId)
     .where('user_id', '=', userId)
+    .execute();
+  // D66: their unread mentions there go with them (a rejoin starts with no badge), and so do
+  // their notification settings of the guild and its channels.
+  const channels = trx.selectFrom('channels').select('id').where('guild_id', '=', guildId);
+  await trx
+    .deleteFrom('unread_mentions')
+    .where('user_id', '=', userId)
+    .where('channel_id', 'in', channels)
+    .execute();
+  await trx
+    .deleteFrom('notification_settings')
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('target_id', '=', guildId), eb('target_id', 'in', channels)]))
     .execute();
 }

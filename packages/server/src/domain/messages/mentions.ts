@@ -45,9 +45,9 @@ export interface ResolvedMentions {
 
 /**
  * D62: who a message notifies. Only members of the guild (in a DM, its two parties), only the
- * guild's roles — a role notifies when the author holds MENTION_EVERYONE (D57; D58's
- * `mentionable` roles are added by the role-hierarchy work) — and `@everyone`/`@here` only with
- * MENTION_EVERYONE; then minus what `allowedMentions` suppresses (D61: absent = everything
+ * guild's roles — a role notifies when it is `mentionable` (D58) or the author holds
+ * MENTION_EVERYONE (D57: "non-mentionable roles notify" with it) — and `@everyone`/`@here` only
+ * with MENTION_EVERYONE; then minus what `allowedMentions` suppresses (D61: absent = everything
  * parsed, the replied-to author included — Discord's rule).
  */
 export async function resolveMentions(
@@ -97,14 +97,18 @@ export async function resolveMentions(
   const mayEveryone = o.guildId !== null && has(o.permissions, Permission.MENTION_EVERYONE);
   let mentionRoles: number[] = [];
   const wantRoles = written.roles.filter(roleOk).filter((id) => id !== o.guildId);
-  if (o.guildId !== null && wantRoles.length > 0 && mayEveryone) {
+  if (o.guildId !== null && wantRoles.length > 0) {
     const rows = await db
       .selectFrom('roles')
-      .select('id')
+      .select(['id', 'mentionable'])
       .where('guild_id', '=', o.guildId)
       .where('id', 'in', wantRoles)
       .execute();
-    const known = new Set(rows.map((r) => Number(r.id)));
+    // D61/D62: a mentionable role notifies whoever writes it; any other only with
+    // MENTION_EVERYONE (D57).
+    const known = new Set(
+      rows.filter((r) => mayEveryone || Number(r.mentionable) === 1).map((r) => Number(r.id)),
+    );
     mentionRoles = wantRoles.filter((id) => known.has(id));
   }
   const mentionEveryone = written.everyone && parse.has('everyone') && mayEveryone;

@@ -20,6 +20,7 @@ import { requireGuildChannel } from '../permissions/access.service.js';
 import { has } from '../permissions/permissions.js';
 import { messageView, type MessageRow } from '../views.js';
 import { rawQuery } from '../../storage/raw-sql.js';
+import type { Db } from '../../storage/db.js';
 import { readExtra, storeExtra, type MessageExtra } from './extra.js';
 import { resolveMentions } from './mentions.js';
 import { checkMsgType } from './msg-type.js';
@@ -30,6 +31,7 @@ import { checkEmbeds, resolveAttachments } from './uploads.js';
 import { checkComponents } from '../interactions/components.js';
 import { addressedPeople, type AddressedMessage } from '../notifications/mentioned.js';
 import { addMentionMarks, updateMentionMarks } from '../notifications/mention-marks.js';
+import { indexMessage, reindexMessage } from '../search/search-index.js';
 
 /**
  * Messages in guild channels and DMs share one core; only how the channel is resolved and
@@ -113,51 +115,71 @@ async function send(
   if (embedsIn.length > 0) extra.embeds = await checkEmbeds(d, p.isBot, embedsIn);
   if (components.length > 0) extra.components = botComponents(p, components);
   if (reply) extra.interaction = reply.interaction;
-  let referenced: ReferencedMessage | undefined;
-  let repliedUserId: number | undefined;
-  if (body.messageReference) {
-    // D61: a reply in the same channel; a message elsewhere or gone → 400.
-    const row = await findInChannel(d.db, t.channelId, body.messageReference.messageId);
-    if (!row) throw invalid('messageReference', 'must name a message of this channel');
-    extra.reference = { messageId: row.id, channelId: t.channelId };
-    const { reference: _r, referencedMessage: _m, ...view } = messageView(row);
-    referenced = view;
-    repliedUserId = row.author_id;
-  }
-  if (content !== '' || repliedUserId !== undefined) {
-    const m = await resolveMentions(d.db, {
-      content,
-      guildId: t.guildId,
-      ...(t.scope.kind === 'dm' ? { dmUserIds: t.scope.userIds } : {}),
-      permissions: t.permissions,
-      allowed: body.allowedMentions,
-      repliedUserId,
-      authorId: p.userId,
-    });
-    extra.mentions = m.mentions;
-    extra.mentionRoles = m.mentionRoles;
-    if (m.mentionEveryone) extra.mentionEveryone = true;
-  }
-  const extraText = storeExtra(extra);
-  const now = d.clock.now();
-  const row: MessageRow = {
-    id: reply?.id ?? d.ids.next(),
-    channel_id: t.channelId,
-    guild_id: t.guildId,
-    author_id: p.userId,
-    author_name: p.name,
-    author_is_bot: p.isBot,
-    content,
-    created_at: now,
-    edited_at: null,
-    extra: extraText,
+  // D61/D62: the replied-to message and who the mentions notify are read from the database. On
+  // SQLite (one connection) they are read inside the send's own transaction: a read of its own
+  // would queue behind the group commits and cost each send a second turn on the connection
+  // (bench/send's "mention + reply" case). On PostgreSQL they are read first, on the pool, so
+  // the group's transaction stays short.
+  const rich = async (db: Db) => {
+    let referenced: ReferencedMessage | undefined;
+    let repliedUserId: number | undefined;
+    if (body.messageReference) {
+      // D61: a reply in the same channel; a message elsewhere or gone → 400.
+      const row = await findInChannel(db, t.channelId, body.messageReference.messageId);
+      if (!row) throw invalid('messageReference', 'must name a message of this channel');
+      extra.reference = { messageId: row.id, channelId: t.channelId };
+      const { reference: _r, referencedMessage: _m, ...view } = messageView(row);
+      referenced = view;
+      repliedUserId = row.author_id;
+    }
+    if (content !== '' || repliedUserId !== undefined) {
+      const m = await resolveMentions(db, {
+        content,
+        guildId: t.guildId,
+        ...(t.scope.kind === 'dm' ? { dmUserIds: t.scope.userIds } : {}),
+        permissions: t.permissions,
+        allowed: body.allowedMentions,
+        repliedUserId,
+        authorId: p.userId,
+      });
+      extra.mentions = m.mentions;
+      extra.mentionRoles = m.mentionRoles;
+      if (m.mentionEveryone) extra.mentionEveryone = true;
+    }
+    return referenced;
   };
-  const message = messageView(row, referenced === undefined ? {} : { referenced });
+  // Content with nothing a mention could be (the common case) needs no read at all.
+  const reads = body.messageReference !== undefined || /[<@]/.test(content);
+  const readFirst = reads && d.dialect !== 'sqlite';
+  let referenced = readFirst ? await rich(d.db) : undefined;
+  const now = d.clock.now();
+  const id = reply?.id ?? d.ids.next();
   // D66: whom it addresses (no query for a guild message that mentions nobody), marked unread
-  // for them in the same transaction: mention counts kept as messages arrive.
-  const addressed = await addressedPeople(d.db, addressedOf(t, row.id, p.userId, extra));
+  // for them in the same transaction: mention counts kept as messages arrive. Read where the
+  // mentions are read (inside the transaction on SQLite, before it on PostgreSQL).
+  const addressedIn = (db: Db) => addressedPeople(db, addressedOf(t, id, p.userId, extra));
+  const inside = d.dialect === 'sqlite';
+  let addressed = inside ? undefined : await addressedIn(d.db);
+  let row!: MessageRow;
+  let message!: Message;
   // D36: the message and its event commit together or not at all.
   await d.db.transaction().execute(async (trx) => {
+    if (reads && !readFirst) referenced = await rich(trx);
+    if (inside) addressed = await addressedIn(trx);
+    const extraText = storeExtra(extra);
+    row = {
+      id,
+      channel_id: t.channelId,
+      guild_id: t.guildId,
+      author_id: p.userId,
+      author_name: p.name,
+      author_is_bot: p.isBot,
+      content,
+      created_at: now,
+      edited_at: null,
+      extra: extraText,
+    };
+    message = messageView(row, referenced === undefined ? {} : { referenced });
     // Fixed SQL: the hottest write of the server (storage/raw-sql.ts).
     await rawQuery(
       trx,
@@ -165,9 +187,12 @@ async function send(
         '"msg_type", "created_at", "edited_at", "extra") values (?, ?, ?, ?, ?, ?, ?, null, ?)',
       [row.id, row.channel_id, row.guild_id, row.author_id, content, msgType, now, extraText],
     );
+    // D67: searchable from the same commit
+    await indexMessage(trx, row.id, content);
     // D24: each message sent today raises today's upload limit; counted with the message.
     await countMessageForQuota(trx, p.userId, now);
-    if (addressed.size > 0) await addMentionMarks(trx, row.id, t.channelId, [...addressed.keys()]);
+    if (addressed && addressed.size > 0)
+      await addMentionMarks(trx, row.id, t.channelId, [...addressed.keys()]);
     await d.events.record(trx, {
       envelope:
         t.guildId === null
@@ -278,6 +303,8 @@ async function editMessage(
     // Deleted between the read and the write.
     if (res.numUpdatedRows === 0n) throw notFound('message');
     if (addressed) await updateMentionMarks(trx, m.id, t.channelId, [...addressed.keys()]);
+    // D67: the new text is what search finds, from the same commit
+    if (content !== m.content) await reindexMessage(trx, m.id, content);
     await d.events.record(trx, {
       envelope:
         t.guildId === null

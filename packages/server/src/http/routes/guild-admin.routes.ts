@@ -13,6 +13,7 @@ import {
   MemberRoles,
   MemberRolesBody,
   Overwrite,
+  OverwriteList,
   PatchChannelBody,
   PatchGuildBody,
   PatchMemberBody,
@@ -25,6 +26,7 @@ import { guildAuditLog } from '../../domain/audit/audit.service.js';
 import {
   createChannel,
   deleteChannel,
+  listOverwrites,
   patchChannel,
   putOverwrite,
 } from '../../domain/channels/app-channels.service.js';
@@ -193,6 +195,21 @@ export const guildAdminRoutes: ApiPlugin = async (app, { deps }) => {
       await deleteChannel(d, actorOfRequest(req), id(req.params.channelId));
       return reply.code(204).send(null);
     },
+  );
+
+  app.get(
+    '/channels/:channelId/overwrites',
+    {
+      schema: {
+        tags,
+        summary: "A channel's role overwrites, role id ascending (MANAGE_CHANNELS, D11)",
+        params: params('channelId'),
+        response: responses({ 200: OverwriteList }),
+      },
+    },
+    async (req) => ({
+      overwrites: await listOverwrites(d, actorOfRequest(req), id(req.params.channelId)),
+    }),
   );
 
   app.put(

@@ -3,7 +3,7 @@ import { Member, MemberSummary, MEMBER_PAGE } from '@parley/protocol';
 import { getMember, listMembers } from '../../domain/members/members.service.js';
 import type { ApiPlugin } from '../app.js';
 import { principalOf } from '../plugins/auth.js';
-import { MemberPageQuery, num, params, responses } from '../schemas.js';
+import { MemberListQuery, num, params, responses } from '../schemas.js';
 
 export const memberRoutes: ApiPlugin = async (app, { deps }) => {
   app.get(
@@ -11,9 +11,10 @@ export const memberRoutes: ApiPlugin = async (app, { deps }) => {
     {
       schema: {
         tags: ['members'],
-        summary: 'Members of a guild by user id ascending (D20)',
+        summary:
+          'Members of a guild by user id ascending (D20); withRoles=true adds roles and timeoutUntil (D58)',
         params: params('guildId'),
-        querystring: MemberPageQuery,
+        querystring: MemberListQuery,
         response: responses({
           200: Type.Object(
             { members: Type.Array(MemberSummary), hasMore: Type.Boolean() },
@@ -26,6 +27,7 @@ export const memberRoutes: ApiPlugin = async (app, { deps }) => {
       listMembers(deps.domain, principalOf(req), Number(req.params.guildId), {
         after: num(req.query.after),
         limit: req.query.limit ?? MEMBER_PAGE.default,
+        withRoles: req.query.withRoles === true,
       }),
   );
 

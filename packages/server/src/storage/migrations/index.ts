@@ -18,6 +18,8 @@ import { migration as richMessages } from './0030-rich-messages.js';
 import { migration as interactions } from './0040-interactions.js';
 import { migration as notifications } from './0050-notifications.js';
 import { migration as pushSubscriptions } from './0053-push-subscriptions.js';
+import { migration as search } from './0055-search.js';
+import { migration as oidc } from './0060-oidc.js';
 
 /** Migrations in order; names sort lexically and never change once released. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -40,6 +42,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0040-interactions': interactions,
   '0050-notifications': notifications,
   '0053-push-subscriptions': pushSubscriptions,
+  '0055-search': search,
+  '0060-oidc': oidc,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -9,6 +9,7 @@ import { inviteRoutes } from './invites.routes.js';
 import { typingRoutes } from './typing.routes.js';
 import { exportRoutes } from './export.routes.js';
 import { pushRoutes } from './push.routes.js';
+import { oidcRoutes } from './oidc.routes.js';
 import { guildAdminRoutes } from '../guild-admin.routes.js';
 
 /**
@@ -28,4 +29,5 @@ export const appRoutes: ApiPlugin[] = [
   typingRoutes,
   exportRoutes,
   pushRoutes,
+  oidcRoutes,
 ];

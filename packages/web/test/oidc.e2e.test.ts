@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  callOk,
+  freePort,
+  startParley,
+  stopParley,
+  type Running,
+} from '../../server/test/helpers/process.js';
+import { startIdp, type TestIdp } from '../../server/test/helpers/oidc-idp.js';
+import { buildApp, chromiumAvailable, launch, person, shot } from './helpers/browser.js';
+
+// D69 in a real browser: the login page's "Sign in with …" button, the provider's own login and
+// consent pages (oidc-provider on a loopback port), and back into Parley signed in — through an
+// invite, which the first sign-in joins.
+
+const ADMIN = 'browser-oidc-admin-token-0123456789';
+const TIMEOUT = 20_000;
+
+describe.skipIf(!chromiumAvailable())(
+  'sign-in with an OpenID provider in a real browser (D69)',
+  () => {
+    let server: Running;
+    let idp: TestIdp;
+    let browser: Browser;
+    let dataDir: string;
+    let origin: string;
+    let guildId = 0;
+    let inviteCode = '';
+
+    beforeAll(async () => {
+      buildApp();
+      const port = await freePort();
+      origin = `http://127.0.0.1:${port}`;
+      idp = await startIdp([`${origin}/app/v1/auth/oidc/callback`]);
+      dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-browser-oidc-'));
+      server = await startParley(
+        {
+          PARLEY_PORT: String(port),
+          PARLEY_PUBLIC_URL: origin,
+          PARLEY_DATA_DIR: dataDir,
+          PARLEY_ADMIN_TOKEN: ADMIN,
+          PARLEY_LOG_LEVEL: 'warn',
+          ...idp.env,
+          PARLEY_OIDC_NAME: 'Acme SSO',
+        },
+        180_000,
+      );
+      const owner = await callOk(origin, 'POST', '/admin/v1/users', ADMIN, { name: 'owner' });
+      const g = await callOk(origin, 'POST', '/admin/v1/guilds', ADMIN, {
+        name: 'Acme HQ',
+        ownerId: owner.id,
+      });
+      guildId = g.id;
+      await callOk(origin, 'POST', `/admin/v1/guilds/${guildId}/channels`, ADMIN, {
+        name: 'general',
+      });
+      inviteCode = (await callOk(origin, 'POST', `/admin/v1/guilds/${guildId}/invites`, ADMIN, {}))
+        .code;
+      browser = await launch();
+    }, 240_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await stopParley(server);
+      await idp?.close();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('click "Sign in with Acme SSO", sign in at the provider, land in the guild signed in', async () => {
+      idp.usernames.set('jane', 'Jane Doe');
+      const code = inviteCode;
+      expect(code).toBeTruthy();
+      const jane = await person(browser, origin);
+      const { page } = jane;
+
+      // The login page without an invite: the button, and passwords still offered.
+      await page.goto('/login');
+      const button = page.getByRole('link', { name: 'Sign in with Acme SSO' });
+      await button.waitFor({ timeout: TIMEOUT });
+      await expect(page.getByLabel('Password').isVisible()).resolves.toBe(true);
+      await shot(page, 'oidc-1-login');
+
+      // Through the invite: the first sign-in creates Jane and joins the guild.
+      await page.goto(`/invite/${code}`);
+      await page.getByRole('link', { name: 'Sign in with Acme SSO' }).click();
+      // the provider's own pages (oidc-provider's development login and consent)
+      await page.locator('input[name="login"]').waitFor({ timeout: TIMEOUT });
+      expect(new URL(page.url()).origin).toBe(idp.issuer);
+      await page.locator('input[name="login"]').fill('jane');
+      await page.locator('input[name="password"]').fill('anything at all');
+      await shot(page, 'oidc-2-provider-login');
+      await page.getByRole('button', { name: 'Sign-in' }).click();
+      await page.getByRole('button', { name: 'Continue' }).click({ timeout: TIMEOUT });
+      // back in Parley, signed in, in the invite's guild
+      await page.waitForURL(new RegExp(`^${origin}/g/${guildId}`), { timeout: TIMEOUT });
+      await page.getByRole('textbox', { name: /^Message #/ }).waitFor({ timeout: TIMEOUT });
+      await expect(page.getByText('Jane Doe').first().isVisible()).resolves.toBe(true);
+      await shot(page, 'oidc-3-signed-in');
+
+      // Settings: linked to the provider, and it cannot be unlinked (the only way in).
+      await page.goto('/settings');
+      const section = page.getByTestId('sso-settings');
+      await section.getByText('Linked to').waitFor({ timeout: TIMEOUT });
+      await expect(
+        section.getByRole('button', { name: 'Unlink Acme SSO' }).isDisabled(),
+      ).resolves.toBe(true);
+      await shot(page, 'oidc-4-settings', 1100);
+
+      // Log out, sign in again: the same person (the provider remembers Jane: no form this time).
+      const me1 = await page.evaluate(() =>
+        fetch('/app/v1/users/@me').then((r) => r.json() as Promise<{ id: number }>),
+      );
+      await page.getByRole('button', { name: 'Log out of this device' }).click();
+      await page.getByRole('link', { name: 'Sign in with Acme SSO' }).click({ timeout: TIMEOUT });
+      await page.waitForURL(`${origin}/g/${guildId}*`, { timeout: TIMEOUT }).catch(() => {});
+      await page.getByRole('textbox', { name: /^Message #/ }).waitFor({ timeout: TIMEOUT });
+      const me2 = await page.evaluate(() =>
+        fetch('/app/v1/users/@me').then((r) => r.json() as Promise<{ id: number }>),
+      );
+      expect(me2.id).toBe(me1.id);
+      expect(jane.errors).toEqual([]);
+    }, 120_000);
+
+    it('a sign-in refused at the provider ends on the login page with a clear message', async () => {
+      const p = await person(browser, origin);
+      await p.page.goto('/login');
+      await p.page.getByRole('link', { name: 'Sign in with Acme SSO' }).click();
+      await p.page.locator('input[name="login"]').waitFor({ timeout: TIMEOUT });
+      await p.page.getByRole('link', { name: /Cancel/i }).click();
+      await p.page.waitForURL(`${origin}/login*`, { timeout: TIMEOUT });
+      const banner = p.page.getByTestId('sso-error');
+      await banner.waitFor({ timeout: TIMEOUT });
+      expect(await banner.textContent()).toBe('Sign-in with Acme SSO was cancelled.');
+      // the code is gone from the address bar (a reload shows the plain login page)
+      expect(p.page.url()).toBe(`${origin}/login`);
+      await shot(p.page, 'oidc-5-cancelled');
+      expect(p.errors).toEqual([]);
+    }, 60_000);
+  },
+);

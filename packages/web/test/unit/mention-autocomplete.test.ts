@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import {
+  candidates,
+  previewText,
+  queryAt,
+  type MentionSource,
+} from '../../src/screens/mention-autocomplete.js';
+
+// Issue #24: the composer's mention autocomplete (D62 syntax, D57/D58 who may be mentioned) and
+// the one-line previews of a replied-to message, without a browser.
+
+const source: MentionSource = {
+  people: [
+    { id: 11, name: 'alice' },
+    { id: 12, name: 'bob' },
+    { id: 13, name: 'robot', isBot: true },
+  ],
+  roles: [{ id: 21, name: 'helpers' }],
+  channels: [
+    { id: 31, name: 'general' },
+    { id: 32, name: 'random' },
+  ],
+  everyone: false,
+};
+
+describe('the query being typed (D62)', () => {
+  it('finds @ and # after a space or at the start, up to the caret', () => {
+    expect(queryAt('@al', 3)).toEqual({ sigil: '@', q: 'al', from: 0 });
+    expect(queryAt('hi #gen', 7)).toEqual({ sigil: '#', q: 'gen', from: 3 });
+    expect(queryAt('hi @', 4)).toEqual({ sigil: '@', q: '', from: 3 });
+    expect(queryAt('hi @Bo and', 6)).toEqual({ sigil: '@', q: 'bo', from: 3 });
+  });
+  it('not inside a word (an address) or after a finished mention', () => {
+    expect(queryAt('mail a@example', 14)).toBeNull();
+    expect(queryAt('hi <@12> ', 9)).toBeNull();
+    expect(queryAt('@alice done', 11)).toBeNull();
+  });
+});
+
+describe('what @ and # offer (D57, D58, D61)', () => {
+  it('people first (prefix matches before inner ones), then roles; inserting the D62 syntax', () => {
+    const bo = candidates(source, '@', 'bo');
+    expect(bo.map((c) => [c.label, c.insert, c.hint])).toEqual([
+      ['@bob', '<@12>', 'person'],
+      ['@robot', '<@13>', 'bot'],
+    ]);
+    expect(candidates(source, '@', 'help').map((c) => c.insert)).toEqual(['<@&21>']);
+  });
+  it('@everyone and @here only with MENTION_EVERYONE', () => {
+    expect(candidates(source, '@', 'e').map((c) => c.label)).not.toContain('@everyone');
+    const loud = candidates({ ...source, everyone: true }, '@', 'e');
+    expect(loud.map((c) => c.insert)).toContain('@everyone');
+    expect(candidates({ ...source, everyone: true }, '@', 'he').map((c) => c.insert)).toEqual([
+      '<@&21>',
+      '@here',
+    ]);
+  });
+  it('# offers channels as <#id>', () => {
+    expect(candidates(source, '#', '').map((c) => c.insert)).toEqual(['<#31>', '<#32>']);
+    expect(candidates(source, '#', 'ran').map((c) => c.label)).toEqual(['#random']);
+  });
+  it('at most eight at a time', () => {
+    const many = {
+      ...source,
+      people: Array.from({ length: 30 }, (_, i) => ({ id: 100 + i, name: `user${i}` })),
+    };
+    expect(candidates(many, '@', 'user')).toHaveLength(8);
+  });
+});
+
+describe('a replied-to message in one line', () => {
+  const names = {
+    user: (id: number) => (id === 12 ? 'bob' : undefined),
+    role: (id: number) => (id === 21 ? { name: 'helpers', color: null } : undefined),
+    channel: (id: number) => (id === 31 ? 'general' : undefined),
+  };
+  it('shows mentions as their names and joins the lines', () => {
+    expect(previewText({ content: 'hey <@12>\nsee <#31> and <@&21> <@99>' }, names)).toBe(
+      'hey @bob see #general and @helpers @unknown-user',
+    );
+  });
+  it('cuts long text, and says what a message without text holds', () => {
+    expect(previewText({ content: 'x'.repeat(200) }, names, 10)).toBe(`${'x'.repeat(10)}…`);
+    expect(
+      previewText(
+        {
+          content: '',
+          attachments: [{ url: 'u', filename: 'a.png', size: 1, contentType: 'image/png' }],
+        },
+        names,
+      ),
+    ).toBe('Attachment');
+  });
+});
