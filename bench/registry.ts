@@ -2,6 +2,7 @@ import { connectionsBench } from './connections.bench.js';
 import { fanoutBench } from './fanout.bench.js';
 import { historyBench } from './history.bench.js';
 import { idleBench } from './idle.bench.js';
+import { interactionsBench } from './interactions.bench.js';
 import { peopleFanoutBench } from './people-fanout.bench.js';
 import { searchBench } from './search.bench.js';
 import { sendBench } from './send.bench.js';
@@ -18,4 +19,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   idleBench,
   peopleFanoutBench,
   searchBench,
+  interactionsBench,
 ];

@@ -6,7 +6,9 @@
  *
  *   npx tsx bench/send-quick.ts [connections=50] [seconds=3] [rounds=2] [cases=sqlite,pg,floor,floor-pg,floor-pg-batch]
  *
- * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there.
+ * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. BENCH_BASE_SCRIPT=<an
+ * earlier build's packages/server/dist/parley.js> adds the case `sqlite-base`: that build, for a
+ * before/after of a change in the same interleaved rounds (issue 26: the search index's cost).
  */
 import { startFloor, type FloorServer } from './lib/floor-server.js';
 import { HttpClient } from './lib/http-client.js';
@@ -31,12 +33,20 @@ interface Target {
   dispose: () => Promise<void>;
 }
 
-async function parley(name: string, postgres: boolean): Promise<Target> {
-  const s: ParleyServer = await startParley({
-    label: name,
-    postgres,
-    ...(profileDir ? { cpuProfDir: profileDir } : {}),
-  });
+async function parley(name: string, postgres: boolean, script?: string): Promise<Target> {
+  const before = process.env['BENCH_SERVER_SCRIPT'];
+  if (script !== undefined) process.env['BENCH_SERVER_SCRIPT'] = script;
+  let s: ParleyServer;
+  try {
+    s = await startParley({
+      label: name,
+      postgres,
+      ...(profileDir ? { cpuProfDir: profileDir } : {}),
+    });
+  } finally {
+    if (before === undefined) delete process.env['BENCH_SERVER_SCRIPT'];
+    else process.env['BENCH_SERVER_SCRIPT'] = before;
+  }
   const op = new Operator(s);
   const world = await buildWorld(op, 50);
   op.close();
@@ -64,6 +74,8 @@ async function floor(name: string, mode: 'sqlite' | 'pg' | 'pg-batch'): Promise<
 
 const makers: Record<string, () => Promise<Target>> = {
   sqlite: () => parley('send (SQLite)', false),
+  'sqlite-base': () =>
+    parley('send (SQLite, base build)', false, process.env['BENCH_BASE_SCRIPT'] ?? ''),
   pg: () => parley('send (PostgreSQL)', true),
   floor: () => floor('floor (SQLite)', 'sqlite'),
   'floor-pg': () => floor('floor (PostgreSQL)', 'pg'),

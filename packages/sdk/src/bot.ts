@@ -224,7 +224,12 @@ export class Bot {
     const handler = webhookHandler(opts);
     handler.on('event', async (e) => {
       this.me ??= await this.rest.bot.me();
-      await Promise.all(this.dispatch(e));
+      const ok = await Promise.all(this.dispatch(e));
+      // D39, D65: an interaction whose handler failed before answering is delivered again (500),
+      // so a passing failure does not leave the person's command unanswered; the one-callback
+      // rule (409) keeps a second run from answering twice.
+      if (e.type === 'INTERACTION_CREATE' && ok.includes(false))
+        throw new Error(`the handler of interaction ${e.data.id} failed`);
     });
     return handler;
   }

@@ -1,4 +1,6 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { Bot } from '../src/bot.js';
 import { button, InteractionContext, linkButton, row, select } from '../src/interactions.js';
 
 // D64–D65: the SDK's component builders and an interaction's answers (requests checked).
@@ -93,5 +95,72 @@ describe('SDK interactions (D65)', () => {
     i.respond = (b) => (sent = b);
     await i.reply('in the body');
     expect(sent).toEqual({ type: 4, data: { content: 'in the body' } });
+  });
+});
+
+// D65 through bot.webhookHandler without a server: what each INTERACTION_CREATE delivery is
+// answered with (the callback in the body, {ok:true} when the handler did not answer, 500 when it
+// failed before answering, so the server tries again: D39).
+describe('bot.webhookHandler and interactions (D65)', () => {
+  const secret = 'whsec_unit';
+  const delivery = (id: number, data: object) => {
+    const body = JSON.stringify({
+      type: 'INTERACTION_CREATE',
+      data: {
+        id,
+        token: `pit_${id}`,
+        type: 2,
+        channelId: 1,
+        user: { id: 2, name: 'ada' },
+        ...data,
+      },
+    });
+    return {
+      body,
+      headers: {
+        'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+        'x-service-delivery': `d${id}`,
+        'x-service-timestamp': String(Math.floor(Date.now() / 1000)),
+      },
+    };
+  };
+  const command = (name: string) => ({ data: { commandId: 3, name, options: [] } });
+
+  it('answers in the body, {ok:true} without an answer, 500 when the handler fails first', async () => {
+    const bot = new Bot({ token: 't', url: 'http://127.0.0.1:1' });
+    bot.me = { id: 5, botUser: { id: 6 } } as NonNullable<Bot['me']>;
+    bot.command('fast', (i) => i.reply({ content: 'hi', ephemeral: true }));
+    bot.command('quiet', () => undefined);
+    bot.command('broken', () => {
+      throw new Error('handler failed');
+    });
+    bot.component('a:', (i) => i.update('short prefix'));
+    bot.component('a:b:', (i) => i.update(`long prefix ${i.customId}`));
+    const hook = bot.webhookHandler({ secret });
+    const run = async (id: number, data: object) => {
+      const d = delivery(id, data);
+      return hook.handle(d.body, d.headers);
+    };
+    expect(await run(1, command('fast'))).toEqual({
+      status: 200,
+      body: JSON.stringify({ type: 4, data: { content: 'hi', flags: 1 } }),
+    });
+    expect(await run(2, command('quiet'))).toEqual({ status: 200, body: '{"ok":true}' });
+    const errors = console.error;
+    console.error = () => {};
+    expect((await run(3, command('broken'))).status).toBe(500);
+    console.error = errors;
+    // the longest matching prefix wins
+    const comp = (customId: string) => ({ type: 3, data: { customId, componentType: 2 } });
+    expect(JSON.parse((await run(4, comp('a:b:7'))).body)).toEqual({
+      type: 7,
+      data: { content: 'long prefix a:b:7' },
+    });
+    expect(JSON.parse((await run(5, comp('a:x'))).body)).toEqual({
+      type: 7,
+      data: { content: 'short prefix' },
+    });
+    // nobody handles it: a plain acknowledgement
+    expect(await run(6, comp('zzz'))).toEqual({ status: 200, body: '{"ok":true}' });
   });
 });

@@ -4,6 +4,7 @@ import { connState, stoppedBy } from './lib/gateway.js';
 import { get, sessionLost, throttled } from './lib/api.js';
 import { match, navigate, onLinkClick, path } from './lib/router.js';
 import type { Guild, User } from './lib/types.js';
+import { holds } from './lib/permissions.js';
 import { Invite, Login, Register } from './screens/auth.js';
 import { BotDetail, BotsPage } from './screens/bots.js';
 import { ChannelView, DmView, Empty, guildNames, isAdmin, MembersPanel } from './screens/chat.js';
@@ -398,7 +399,7 @@ function Shell() {
               key={channel.id}
               channelId={channel.id}
               kind="guild"
-              canPin={isAdmin(guild) || (guild.myPermissions & Permission.MANAGE_MESSAGES) !== 0}
+              canPin={holds(guild, Permission.MANAGE_MESSAGES)}
               names={guildNames(guild, members.value.get(guild.id) ?? [])}
             />
           )}

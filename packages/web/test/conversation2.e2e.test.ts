@@ -186,6 +186,10 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
       await a.keyboard.type(' now');
       await a.keyboard.press('Enter');
       await row(b, 'please check now').getByText('(edited)').waitFor({ timeout: TIMEOUT });
+      // and the composer has the focus again
+      expect(await a.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe(
+        'Message #general',
+      );
       await shot(b, '24b-03-edited');
     },
   );
@@ -299,6 +303,41 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
     await shot(a, '24b-09-attachments');
   });
 
+  it('files pasted into the composer or dropped on the channel wait in the tray too (D61)', async () => {
+    const a = alice.page;
+    const png = gradientPng(64, 64).toString('base64');
+    // a screenshot pasted (no name: the app names it) and a file dropped on the channel
+    // (a script string: the browser's DOM types are not those of this Node test)
+    await a.evaluate(`(() => {
+      const bytes = Uint8Array.from(atob('${png}'), (c) => c.charCodeAt(0));
+      const file = (name) => new File([bytes], name, { type: 'image/png' });
+      const pasted = new DataTransfer();
+      pasted.items.add(file('clipboard.png'));
+      document
+        .querySelector('.composer-box textarea')
+        .dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true }));
+      const dropped = new DataTransfer();
+      dropped.items.add(file('dropped.png'));
+      const view = document.querySelector('.channel-view');
+      view.dispatchEvent(new DragEvent('dragover', { dataTransfer: dropped, bubbles: true }));
+      view.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true }));
+    })()`);
+    const tray = a.getByRole('list', { name: 'Files to send' });
+    await expect.poll(() => tray.locator('.tray-item').count(), { timeout: TIMEOUT }).toBe(2);
+    expect(await tray.locator('.tray-name').allTextContents()).toEqual([
+      'clipboard.png',
+      'dropped.png',
+    ]);
+    await box(a).fill('pasted and dropped');
+    await box(a).press('Enter');
+    await tray.waitFor({ state: 'detached', timeout: TIMEOUT });
+    const m = await newest('alice');
+    expect(m.attachments.map((x: { filename: string }) => x.filename)).toEqual([
+      'clipboard.png',
+      'dropped.png',
+    ]);
+  });
+
   it('a link whose preview appears, its image through this server (D71)', async () => {
     const a = alice.page;
     const b = bob.page;
@@ -363,6 +402,35 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
     // the reply pinged bob (D61), so his copy is highlighted
     expect(await r.getAttribute('class')).toContain('mentions-me');
     await shot(b, '24b-11-bot-embed-reply');
+    expect([...alice.errors, ...bob.errors]).toEqual([]);
+  });
+
+  it('a mention of a role I hold is highlighted as mentioning me (D58, D61)', async () => {
+    const b = bob.page;
+    const role = await callOk(origin, 'POST', `/admin/v1/guilds/${guildId}/roles`, ADMIN, {
+      name: 'reviewers',
+      permissions: 0,
+    });
+    await callOk(origin, 'PATCH', `/admin/v1/roles/${role.id}`, ADMIN, { mentionable: true });
+    await callOk(origin, 'PUT', `/admin/v1/guilds/${guildId}/members/${ids['bob']}`, ADMIN, {
+      roles: [role.id],
+    });
+    // bob's app reads his roles again once the guild changes (GUILD_MEMBER_UPDATE)
+    const sent = await callOk(
+      origin,
+      'POST',
+      `/api/v1/channels/${general}/messages`,
+      tokens['alice'],
+      {
+        content: `<@&${role.id}> one more review, please`,
+      },
+    );
+    expect(sent.mentionRoles).toEqual([role.id]);
+    const r = b.locator(`.msg[data-id="${sent.id}"]`);
+    await r.waitFor({ timeout: TIMEOUT });
+    await expect.poll(() => r.getAttribute('class'), { timeout: TIMEOUT }).toContain('mentions-me');
+    expect(await r.locator('.mention.role.me').textContent()).toBe('@reviewers');
+    await shot(b, '24b-12-role-mention');
     expect([...alice.errors, ...bob.errors]).toEqual([]);
   });
 });

@@ -180,8 +180,13 @@ describe.skipIf(!chromiumAvailable())('search in a real browser (D67, issue 26)'
       expect(box && box.y > 52 && box.y < 800).toBe(true);
       await shot(page, '26-search-03-context');
 
-      await results.getByRole('button', { name: 'Load older' }).click();
+      // older messages come in above without moving what the reader looks at
+      const older = results.getByRole('button', { name: 'Load older' });
+      await older.scrollIntoViewIfNeeded();
+      const yBefore = (await target.boundingBox())?.y ?? 0;
+      await older.click();
       await expect.poll(async () => (await texts())[0]).toBe('filler 12');
+      expect(Math.abs(((await target.boundingBox())?.y ?? 0) - yBefore)).toBeLessThan(4);
       await results.getByRole('button', { name: 'Load newer' }).click();
       await expect.poll(async () => (await texts()).at(-1)).toBe('filler 110');
       await results.getByRole('button', { name: 'Load older' }).click();

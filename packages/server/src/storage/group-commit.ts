@@ -71,6 +71,8 @@ export class GroupCommit {
     };
     try {
       await this.db.transaction().execute(async (trx) => {
+        const lastly: GroupEndWork[] = [];
+        groupEnd.set(trx.getExecutor(), lastly);
         try {
           for (const job of jobs) {
             // No RELEASE: the next member's savepoint nests inside this one and ROLLBACK TO
@@ -87,7 +89,10 @@ export class GroupCommit {
             }
             succeeded.push({ job, value });
           }
+          // After the last member, before COMMIT (atGroupEnd); a failure here fails the group.
+          for (let fn = lastly.shift(); fn; fn = lastly.shift()) await fn(trx);
         } finally {
+          groupEnd.delete(trx.getExecutor());
           if (this.opts.overlap) {
             done();
             if (this.pending.length > 0) this.schedule();
@@ -105,6 +110,26 @@ export class GroupCommit {
       if (this.pending.length > 0) this.schedule();
     }
   }
+}
+
+type GroupEndWork = (trx: Db) => Promise<void>;
+/** the work queued by atGroupEnd, by the running group's executor (one per transaction) */
+const groupEnd = new WeakMap<object, GroupEndWork[]>();
+
+/**
+ * Run `fn` in the transaction of the group `trx` belongs to, once its last member has run and
+ * just before its COMMIT — for writes that are cheaper once per group than once per member
+ * (issue 26: SQLite's FTS5 writes its pending index data at every SAVEPOINT, so an index row
+ * written inside each member's savepoint became one index segment per send). `fn` runs whatever
+ * became of the member that queued it: it must check that what it indexes is still there (a
+ * member rolled back to its savepoint leaves nothing). False when `trx` is no running group's:
+ * the caller does the work itself, now.
+ */
+export function atGroupEnd(trx: Db, fn: GroupEndWork): boolean {
+  const list = groupEnd.get(trx.getExecutor());
+  if (!list) return false;
+  list.push(fn);
+  return true;
 }
 
 const SAVEPOINT = CompiledQuery.raw('savepoint grp');

@@ -31,6 +31,10 @@ const FIGURES: Record<string, { ids: string[]; mayBeUnavailable?: RegExp }> = {
       'send_floor_pg_batch_c10',
       'pg_sqlite_c50',
       'floor_pg_batch_sqlite_c10',
+      // issue 24: a message with a mention and a reply, nobody and 50 bots connected
+      'send_floor_rich_c10',
+      'send_floor_connected_rich_c50',
+      'rich_plain_c50',
     ],
   },
   fanout: {
@@ -46,10 +50,31 @@ const FIGURES: Record<string, { ids: string[]; mayBeUnavailable?: RegExp }> = {
     ids: ['deliveries_per_s', 'ratio_p99_stalled', 'ratio_p50_stalled', 'healthy_p99', 'missing'],
     mayBeUnavailable: /^webhooks not available/,
   },
+  // issue 26 (D67): SQLite only at the smoke size
+  search: {
+    ids: [
+      'sqlite_common_word_p50',
+      'sqlite_common_word_p99',
+      'sqlite_rare_word_p99',
+      'sqlite_phrase_p99',
+    ],
+  },
   idle: { ids: ['rss_start_mib', 'rss_idle_mib', 'ratio_idle_start', 'ratio_idle_load_end'] },
   'people-fanout': {
     ids: ['p50', 'p99', 'ratio_p99', 'kib_per_person', 'missing'],
     mayBeUnavailable: /^gateway not available/,
+  },
+  // issue 25: a slash command's round trip beside send→event
+  interactions: {
+    ids: [
+      'interaction_p50',
+      'interaction_p99',
+      'send_event_p50',
+      'send_event_p99',
+      'ratio_p99',
+      'ratio_p50',
+      'missing',
+    ],
   },
 };
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { CommitHooks } from '../../src/events/commit-hooks.js';
+import { atGroupEnd } from '../../src/storage/group-commit.js';
 import { migrate, openDatabase, sql, type DatabaseHandle, type Db } from '../../src/storage/db.js';
 import { PG_URL, postgresAvailable } from '../helpers/harness.js';
 
@@ -97,6 +98,45 @@ describe.each([
       expect(results).toEqual([1, 2, 3]); // one group, run in arrival order
       expect(await stored(ids)).toEqual(ids); // visible to another connection: committed
       expect(seenAtHook).toEqual(ids.map((id) => [id])); // hooks after commit, in order
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'atGroupEnd (issue 26): work queued by members runs once, after the last member, before COMMIT',
+    async () => {
+      const [a, b, c] = [nextId++, nextId++, nextId++];
+      const order: string[] = [];
+      const run = (id: number, fail: boolean) =>
+        db.transaction().execute(async (trx) => {
+          await addEvent(trx, id);
+          order.push(`member ${id}`);
+          const queued = atGroupEnd(trx, async (t) => {
+            // every member has run; nothing is committed yet; the failed member's row is gone
+            const seen = await t
+              .selectFrom('event_log')
+              .select('pos')
+              .where('pos', 'in', [a, b, c])
+              .execute();
+            order.push(`end ${id}: ${seen.map((r) => r.pos).join(',')}`);
+            expect(await stored([a, b, c])).toEqual([]);
+          });
+          expect(queued).toBe(true);
+          if (fail) throw new Error('no');
+          return id;
+        });
+      const settled = await Promise.allSettled([run(a, false), run(b, true), run(c, false)]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(order).toEqual([
+        `member ${a}`,
+        `member ${b}`,
+        `member ${c}`,
+        `end ${a}: ${a},${c}`,
+        `end ${b}: ${a},${c}`,
+        `end ${c}: ${a},${c}`,
+      ]);
+      expect(await stored([a, b, c])).toEqual([a, c]);
+      // outside a group there is no group end: the caller does the work itself
+      expect(atGroupEnd(h.db, async () => {})).toBe(false);
     },
   );
 

@@ -24,6 +24,7 @@ import { Composer } from './composer.js';
 import { MemberActions } from './member-menu.js';
 import { guildMentionSource } from './mention-autocomplete.js';
 import { MessageList, type ViewerInfo } from './messages.js';
+import { useMyRoles } from './my-roles.js';
 
 /** D57/D59: any right of guild administration — the guild's settings are worth opening. */
 export const isAdmin = (g: Guild): boolean =>
@@ -92,7 +93,11 @@ const channelName = (id: number): string | undefined => {
 };
 
 /** D62: how mentions read in a guild: its members, its roles, the channels I can see. */
-export function guildNames(guild: Guild, list: readonly MemberSummary[]): MentionNames {
+export function guildNames(
+  guild: Guild,
+  list: readonly MemberSummary[],
+  myRoles: ReadonlySet<number> = new Set(),
+): MentionNames {
   const users = new Map(list.map((m) => [m.user.id, m.user.name]));
   const roles = new Map(
     guild.roles.map((r) => [
@@ -105,7 +110,7 @@ export function guildNames(guild: Guild, list: readonly MemberSummary[]): Mentio
     role: (id) => roles.get(id),
     channel: channelName,
     meId: me.value?.id,
-    myRoles: new Set(),
+    myRoles,
   };
 }
 
@@ -115,21 +120,22 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   const log = channelLog(props.channelId, 'guild');
   const list = members.value.get(guild.id);
   if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
+  const myRoles = useMyRoles(guild);
   // D57: what the reader may do with messages here (the owner and ADMINISTRATOR hold every bit)
-  const may = (bit: number) => isAdmin(guild) || (guild.myPermissions & bit) !== 0;
+  const may = (bit: number) => holds(guild, bit);
   const info = useMemo<ViewerInfo>(
     () => ({
       bots: new Set(guild.bots),
       avatars: new Map((list ?? []).map((m) => [m.user.id, m.user.avatar])),
       // D59: moderation deletes with MANAGE_MESSAGES (ADMINISTRATOR and the owner hold it)
       moderator: holds(guild, Permission.MANAGE_MESSAGES),
-      names: guildNames(guild, list ?? []),
+      names: guildNames(guild, list ?? [], myRoles),
       nameColors: nameColors(guild, list ?? []),
       canReact: may(Permission.ADD_REACTIONS),
       canPin: may(Permission.MANAGE_MESSAGES),
       canReply: may(Permission.SEND_MESSAGES),
     }),
-    [guild, list],
+    [guild, list, myRoles],
   );
   const mentionSource = useMemo(
     () => guildMentionSource(guild, list ?? [], may(Permission.MENTION_EVERYONE)),
@@ -192,7 +198,8 @@ export function DmView({ channelId }: { channelId: number }) {
     () => ({
       people: [...(dm ? [dm.recipient] : []), ...(me.value ? [me.value] : [])],
       roles: [],
-      channels: [],
+      // D62: <#id> may name any channel I can see
+      channels: [...guilds.value.values()].flatMap((g) => g.channels),
       everyone: false,
     }),
     [dm],

@@ -4,6 +4,7 @@ import { describe, post, upload } from '../lib/api.js';
 import type { Message } from '../lib/types.js';
 import { me, type ChannelLog } from '../state/store.js';
 import { Icon } from '../ui/icons.js';
+import { CommandPicker, type PickerKeys } from './command-picker.js';
 import type { MentionNames } from '../ui/markdown.js';
 import { AttachmentTray, MAX_ATTACHMENTS, useTray } from './attachment-tray.js';
 import { cancelReply, editingId, replyingTo } from './compose-state.js';
@@ -36,6 +37,7 @@ export function Composer(props: {
   const [busy, setBusy] = useState<string | null>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
+  const commandKeys = useRef<PickerKeys | null>(null); // D64: `/` opens the command picker
   const length = [...text].length; // D14 counts code points
   const over = length - MAX_CONTENT_CODEPOINTS;
 
@@ -113,6 +115,7 @@ export function Composer(props: {
           {busy}
         </p>
       )}
+      <CommandPicker log={props.log} text={text} setText={setText} keys={commandKeys} />
       {replying && (
         <ReplyBar
           m={replying}
@@ -170,6 +173,7 @@ export function Composer(props: {
           onBlur={ac.close}
           onKeyDown={(e) => {
             if (e.isComposing) return;
+            if (commandKeys.current?.onKey(e)) return;
             if (ac.onKeyDown(e)) return;
             if (e.key === 'ArrowUp' && text === '' && tray.files.length === 0) {
               if (editLast()) e.preventDefault();

@@ -7,6 +7,7 @@ import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { toast } from '../ui/toast.js';
+import { Components, InteractionMarks } from './interactions.js';
 import { editingId } from './compose-state.js';
 import { previewText } from './mention-autocomplete.js';
 import { MessageMenu } from './message-menu.js';
@@ -88,9 +89,11 @@ function Text({ content, names }: { content: string; names: MentionNames }) {
   return <div class="text">{nodes}</div>;
 }
 
-/** D61: the server's resolved mentions say who is notified: me, or everyone. */
-const mentionsMe = (m: Message): boolean =>
-  m.mentionEveryone === true || (me.value !== null && (m.mentions ?? []).includes(me.value.id));
+/** D61: the server's resolved mentions say who is notified: me, a role of mine, or everyone. */
+const mentionsMe = (m: Message, myRoles: ReadonlySet<number>): boolean =>
+  m.mentionEveryone === true ||
+  (me.value !== null && (m.mentions ?? []).includes(me.value.id)) ||
+  (m.mentionRoles ?? []).some((r) => myRoles.has(r));
 
 /** D61: the message a reply answers, above it (null: it was deleted). */
 function ReplyTo({ ref_, names }: { ref_: Message['referencedMessage']; names: MentionNames }) {
@@ -265,7 +268,11 @@ function Item(props: {
   const editing = editingHere || editingId.value === m.id;
   const stopEditing = () => {
     setEditing(false);
-    if (editingId.value === m.id) editingId.value = null;
+    if (editingId.value === m.id) {
+      editingId.value = null;
+      // opened from the composer (Up-arrow): typing goes on there
+      document.querySelector<HTMLTextAreaElement>('.composer-box textarea')?.focus();
+    }
   };
   const [confirm, setConfirm] = useState(false);
   const mine = m.author.id === me.value?.id;
@@ -283,7 +290,7 @@ function Item(props: {
   };
   return (
     <li
-      class={`msg${props.compact ? ' compact' : ''}${mentionsMe(m) ? ' mentions-me' : ''}`}
+      class={`msg${props.compact ? ' compact' : ''}${mentionsMe(m, info.names.myRoles) ? ' mentions-me' : ''}`}
       data-id={m.id}
     >
       {props.compact ? (
@@ -318,6 +325,7 @@ function Item(props: {
             </time>
           </div>
         )}
+        <InteractionMarks m={m} log={props.log} who={(id) => info.names.user(id)} />
         {editing ? (
           <Editor m={m} log={props.log} done={stopEditing} />
         ) : (
@@ -327,6 +335,7 @@ function Item(props: {
             {m.embeds?.map((e, i) => (
               <EmbedView key={i} e={e} names={info.names} />
             ))}
+            {m.components && <Components m={m} log={props.log} />}
             {m.reactions && <Reactions m={m} log={props.log} canReact={info.canReact ?? true} />}
             {m.editedTimestamp && (
               <span class="muted small" title={new Date(m.editedTimestamp).toLocaleString()}>

@@ -202,11 +202,14 @@ export function Reactions({
           +
         </button>
       )}
-      <ReactionPicker
-        open={picking}
-        onClose={() => setPicking(false)}
-        onPick={(e) => void react(log, m.id, e, true)}
-      />
+      {/* one picker in the DOM only while it is open (the list holds up to 180 messages) */}
+      {picking && (
+        <ReactionPicker
+          open={picking}
+          onClose={() => setPicking(false)}
+          onPick={(e) => void react(log, m.id, e, true)}
+        />
+      )}
     </div>
   );
 }

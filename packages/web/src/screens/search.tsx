@@ -108,7 +108,7 @@ export function SearchBox({ guild }: { guild: Guild }) {
           aria-label="Search messages"
           placeholder="Search (from: in: has: before: after: pinned:)"
           value={text}
-          onInput={(e) => setText((e.currentTarget).value)}
+          onInput={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => {
             if (e.key === 'Escape') setView({ kind: 'closed' });
           }}
@@ -288,7 +288,13 @@ function Context(props: { guild: Guild; message: Message; terms: string[] }) {
     };
   }, [message.id]);
 
+  const keepFromBottom = useRef<number | null>(null);
   useLayoutEffect(() => {
+    const scroller = list.current?.closest('.search-context');
+    if (keepFromBottom.current !== null && scroller) {
+      scroller.scrollTop = scroller.scrollHeight - keepFromBottom.current;
+      keepFromBottom.current = null;
+    }
     if (scrolled.current || items.length === 0) return;
     list.current?.querySelector(`[data-id="${message.id}"]`)?.scrollIntoView({ block: 'center' });
     scrolled.current = true;
@@ -304,6 +310,10 @@ function Context(props: { guild: Guild; message: Message; terms: string[] }) {
       );
       const got = [...page.messages].reverse();
       if (dir === 'older') {
+        // keep what the reader looks at in place while older messages come in above it
+        const scroller = list.current?.closest('.search-context');
+        const fromBottom = scroller ? scroller.scrollHeight - scroller.scrollTop : 0;
+        keepFromBottom.current = scroller ? fromBottom : null;
         setItems((x) => got.concat(x));
         setOlder(page.hasMore);
       } else {

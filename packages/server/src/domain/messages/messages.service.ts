@@ -304,7 +304,7 @@ async function editMessage(
     if (res.numUpdatedRows === 0n) throw notFound('message');
     if (addressed) await updateMentionMarks(trx, m.id, t.channelId, [...addressed.keys()]);
     // D67: the new text is what search finds, from the same commit
-    if (content !== m.content) await reindexMessage(trx, m.id, content);
+    if (content !== m.content) await reindexMessage(trx, m.id);
     await d.events.record(trx, {
       envelope:
         t.guildId === null
