@@ -235,7 +235,7 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
       const section = page.getByRole('region', { name: 'Notifications' });
       await section.waitFor({ timeout: TIMEOUT });
       // nothing asked before the click
-      expect(await page.evaluate(() => (window).__push.calls)).toBe(0);  
+      expect(await page.evaluate(() => window.__push.calls)).toBe(0);
       await section.scrollIntoViewIfNeeded();
       await shot(page, '26-push-settings-off');
       const posted = page.waitForResponse(
@@ -253,7 +253,7 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
         '/app/v1/push-subscriptions/vapid-key',
         tokens['bob'],
       );
-      expect(await page.evaluate(() => (window).__push.key)).toBe(vapid.publicKey);  
+      expect(await page.evaluate(() => window.__push.key)).toBe(vapid.publicKey);
 
       // Bob's tab is open and visible: a mention of bob and carol reaches carol only.
       await page.goto(`/g/${guildId}/${channelId}`);
@@ -310,18 +310,17 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
           tag: `channel:${channelId}`,
         }),
       });
-      const shown = await page.waitForFunction(
-        async () => {
+      // (an async predicate would be a Promise, truthy at once: poll an evaluate instead)
+      const shown = () =>
+        page.evaluate(async () => {
           const reg = await navigator.serviceWorker.ready;
           const n = await reg.getNotifications();
           return n.length > 0
             ? { title: n[0]!.title, body: n[0]!.body, tag: n[0]!.tag, data: n[0]!.data }
             : null;
-        },
-        undefined,
-        { timeout: TIMEOUT },
-      );
-      expect(await shown.jsonValue()).toEqual({
+        });
+      await expect.poll(shown, { timeout: TIMEOUT, interval: 100 }).not.toBeNull();
+      expect(await shown()).toEqual({
         title: 'alice in #general',
         body: 'hello from the push service',
         tag: `channel:${channelId}`,
