@@ -131,7 +131,9 @@ export async function openServices(
       people: events.recorder,
       cache,
       // D69: discovery waits for `parley serve` (main.ts warms it up), so CLI commands never call out.
-      ...(config.oidcIssuer !== undefined ? { oidc: new OidcClient(config) } : {}),
+      ...(config.oidcIssuer !== undefined
+        ? { oidc: new OidcClient(config, (line) => process.stderr.write(`parley: ${line}\n`)) }
+        : {}),
     };
     const limiter = createRateLimiter(config, clock, health);
     return {

@@ -411,7 +411,13 @@ function Shell() {
               canPin
             />
           )}
-          {channel && <NotifyMenu target={{ channelId: channel.id }} name={`#${channel.name}`} />}
+          {channel && (
+            <NotifyMenu
+              target={{ channelId: channel.id }}
+              inherit={{ guildId: channel.guildId }}
+              name={`#${channel.name}`}
+            />
+          )}
           {guild && gChan && <SearchBox guild={guild} />}
           {guild && gChan && (
             <button

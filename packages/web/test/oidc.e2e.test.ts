@@ -30,12 +30,17 @@ describe.skipIf(!chromiumAvailable())(
     let origin: string;
     let guildId = 0;
     let inviteCode = '';
+    let ssoOnlyPort = 0;
 
     beforeAll(async () => {
       buildApp();
       const port = await freePort();
       origin = `http://127.0.0.1:${port}`;
-      idp = await startIdp([`${origin}/app/v1/auth/oidc/callback`]);
+      ssoOnlyPort = await freePort();
+      idp = await startIdp([
+        `${origin}/app/v1/auth/oidc/callback`,
+        `http://127.0.0.1:${ssoOnlyPort}/app/v1/auth/oidc/callback`,
+      ]);
       dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-browser-oidc-'));
       server = await startParley(
         {
@@ -44,6 +49,8 @@ describe.skipIf(!chromiumAvailable())(
           PARLEY_DATA_DIR: dataDir,
           PARLEY_ADMIN_TOKEN: ADMIN,
           PARLEY_LOG_LEVEL: 'warn',
+          // as the other browser suites: the app's own requests never meet the rate limit
+          PARLEY_RATE_GLOBAL: 'off',
           ...idp.env,
           PARLEY_OIDC_NAME: 'Acme SSO',
         },
@@ -112,16 +119,23 @@ describe.skipIf(!chromiumAvailable())(
 
       // Log out, sign in again: the same person (the provider remembers Jane: no form this time).
       const me1 = await page.evaluate(() =>
-        fetch('/app/v1/users/@me').then((r) => r.json() as Promise<{ id: number }>),
+        fetch('/app/v1/users/@me').then(async (r) => ({
+          status: r.status,
+          ...((await r.json()) as { id: number }),
+        })),
       );
       await page.getByRole('button', { name: 'Log out of this device' }).click();
       await page.getByRole('link', { name: 'Sign in with Acme SSO' }).click({ timeout: TIMEOUT });
       await page.waitForURL(`${origin}/g/${guildId}*`, { timeout: TIMEOUT }).catch(() => {});
       await page.getByRole('textbox', { name: /^Message #/ }).waitFor({ timeout: TIMEOUT });
       const me2 = await page.evaluate(() =>
-        fetch('/app/v1/users/@me').then((r) => r.json() as Promise<{ id: number }>),
+        fetch('/app/v1/users/@me').then(async (r) => ({
+          status: r.status,
+          ...((await r.json()) as { id: number }),
+        })),
       );
-      expect(me2.id).toBe(me1.id);
+      expect(me1.status).toBe(200);
+      expect(me2).toMatchObject({ status: 200, id: me1.id });
       expect(jane.errors).toEqual([]);
     }, 120_000);
 
@@ -140,5 +154,51 @@ describe.skipIf(!chromiumAvailable())(
       await shot(p.page, 'oidc-5-cancelled');
       expect(p.errors).toEqual([]);
     }, 60_000);
+
+    it('with PARLEY_PASSWORD_LOGIN=false the login page offers only the provider', async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'parley-browser-oidc-only-'));
+      const only = await startParley(
+        {
+          PARLEY_PORT: String(ssoOnlyPort),
+          PARLEY_PUBLIC_URL: `http://127.0.0.1:${ssoOnlyPort}`,
+          PARLEY_DATA_DIR: dir,
+          PARLEY_LOG_LEVEL: 'warn',
+          PARLEY_REGISTRATION: 'open',
+          ...idp.env,
+          PARLEY_OIDC_NAME: 'Acme SSO',
+          PARLEY_PASSWORD_LOGIN: 'false',
+        },
+        180_000,
+      );
+      try {
+        const p = await person(browser, only.origin);
+        await p.page.goto('/login');
+        const button = p.page.getByRole('link', { name: 'Sign in with Acme SSO' });
+        await button.waitFor({ timeout: TIMEOUT });
+        expect(await p.page.getByLabel('Password').count()).toBe(0);
+        expect(await p.page.getByText('Create an account').count()).toBe(0);
+        await shot(p.page, 'oidc-6-sso-only');
+        // open registration: the first sign-in creates the account; settings has no password card
+        await button.click();
+        await p.page.locator('input[name="login"]').fill('sam');
+        await p.page.locator('input[name="password"]').fill('whatever');
+        await p.page.getByRole('button', { name: 'Sign-in' }).click();
+        await p.page.getByRole('button', { name: 'Continue' }).click({ timeout: TIMEOUT });
+        await p.page
+          .getByText('You are not in any guild yet', { exact: false })
+          .waitFor({ timeout: TIMEOUT });
+        await p.page.goto('/settings');
+        await p.page
+          .getByTestId('sso-settings')
+          .getByText('Linked to')
+          .waitFor({ timeout: TIMEOUT });
+        expect(await p.page.getByRole('heading', { name: 'Password' }).count()).toBe(0);
+        await shot(p.page, 'oidc-7-sso-only-settings');
+        expect(p.errors).toEqual([]);
+      } finally {
+        await stopParley(only);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 240_000);
   },
 );

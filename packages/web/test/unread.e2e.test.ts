@@ -170,7 +170,8 @@ describe.skipIf(!chromiumAvailable())(
       await expect.poll(() => page.title(), { timeout: TIMEOUT }).toBe('bob · Parley');
       expect(await badgeText(dmBadge(page))).toBe('');
       await shot(page, 'unread-03-read');
-      // the mark reaches the server (the app sends it shortly after), so a reload keeps it
+      // the mark reaches the server (the app sends it shortly after), so the next page's READY
+      // (below) has no badge
       await expect
         .poll(
           async () =>
@@ -214,6 +215,15 @@ describe.skipIf(!chromiumAvailable())(
           { timeout: TIMEOUT },
         )
         .toEqual([{ guildId, level: 'all', muteUntil: null }]);
+      // #general has no setting of its own: its menu shows the guild's level
+      await page.getByRole('button', { name: 'Notifications for #general' }).click();
+      const chMenu = page.getByRole('menu', { name: 'Notifications for #general' });
+      await expect
+        .poll(() =>
+          chMenu.getByRole('menuitemradio', { name: 'All messages' }).getAttribute('aria-checked'),
+        )
+        .toBe('true');
+      await page.keyboard.press('Escape');
       await bell.click();
       await menu.getByRole('menuitem', { name: 'Mute for 1 hour' }).click();
       await expect

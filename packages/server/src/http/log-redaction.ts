@@ -12,6 +12,9 @@ const SECRET_PARAMS = new Set([
   'session_id',
   'password',
   'secret',
+  // D69: the OpenID provider's authorization code in the callback's query (single use, but a
+  // credential until it is used)
+  'code',
 ]);
 
 export const REDACTED = '[REDACTED]';

@@ -18,9 +18,9 @@ export interface TestIdp {
   close(): Promise<void>;
 }
 
-export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
+export async function startIdp(redirectUris: string[], onPort = 0): Promise<TestIdp> {
   const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(onPort, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const issuer = `http://127.0.0.1:${port}`;
   const clientId = 'parley-test';

@@ -11,6 +11,7 @@ import {
   type Reply,
 } from '../helpers/harness.js';
 import { login, makeInvite, ORIGIN, PASSWORD, register, withCookie } from '../helpers/people.js';
+import { OidcClient } from '../../src/domain/oidc/oidc-client.js';
 import { CookieJar, startIdp, throughProvider, type TestIdp } from '../helpers/oidc-idp.js';
 
 // D69: sign-in with an OpenID provider, end to end against a real one (oidc-provider on a
@@ -281,6 +282,20 @@ dbDescribe('D69 OpenID sign-in (PARLEY_REGISTRATION=open)', () => {
     const again = await finish(h, await begin(h, 'sub-off'));
     expect(again.headers['location']).toBe('/login?sso_error=disabled');
   });
+
+  it('a deleted person’s link goes with them: the provider account then makes a new person', async () => {
+    const s = await signIn(h, 'sub-gone');
+    const id = (await me(h, s.token)).id;
+    await expectStatus(await h.admin.delete(`/users/${id}`), 204);
+    const links = await h.services.domain.db
+      .selectFrom('oidc_links')
+      .select('user_id')
+      .where('subject', '=', 'sub-gone')
+      .execute();
+    expect(links).toEqual([]);
+    const again = await signIn(h, 'sub-gone');
+    expect((await me(h, again.token)).id).not.toBe(id);
+  });
 });
 
 dbDescribe('D69 OpenID sign-in with PARLEY_REGISTRATION=invite', () => {
@@ -316,6 +331,11 @@ dbDescribe('D69 OpenID sign-in with PARLEY_REGISTRATION=invite', () => {
     // signing in again needs no invite
     const again = await signIn(h, 'sub-ivy');
     expect(again.location).toBe('/');
+    // someone who has an account and brings an invite lands on its page (to join, or not)
+    await makeInvite(h, guildId, 'club-again');
+    const withInvite = await signIn(h, 'sub-ivy', { invite: 'club-again' });
+    expect(withInvite.location).toBe('/invite/club-again');
+    expect((await me(h, withInvite.token)).id).toBe((await me(h, ok.token)).id);
   });
 });
 
@@ -396,5 +416,31 @@ dbDescribe('D69 without a provider, or with one that is down', () => {
     });
     expect(cb.status).toBe(302);
     expect(cb.headers['location']).toBe('/login?sso_error=state');
+  });
+
+  it('discovery is tried again once the provider answers: no restart needed', async () => {
+    const port = Number(new URL(down.config.oidcIssuer ?? '').port);
+    const warnings: string[] = [];
+    const client = new OidcClient(down.config, (l) => warnings.push(l), 0);
+    await expect(client.configuration()).rejects.toThrow();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/discovery failed .*ECONNREFUSED.*retried on the next sign-in/);
+    const late = await startIdp([CALLBACK], port);
+    try {
+      const config = await client.configuration();
+      expect(config.serverMetadata().issuer).toBe(late.issuer);
+      // the server's own client too: its next sign-in reaches the provider
+      await expect
+        .poll(
+          async () =>
+            (await down.request({ method: 'GET', url: '/app/v1/auth/oidc/start' })).headers[
+              'location'
+            ],
+          { timeout: 15_000, interval: 500 },
+        )
+        .toMatch(new RegExp(`^${late.issuer}/auth\\?`));
+    } finally {
+      await late.close();
+    }
   });
 });

@@ -441,6 +441,26 @@ dbDescribe('search (D67)', () => {
     }
   });
 
+  it('sends and edits that share a group commit are all indexed, each with its latest text', async () => {
+    // 40 at once: on SQLite they share group commits, whose index rows are written in one batch
+    // at the group's end (search-index.ts); an edit racing its own send's group keeps the edit.
+    const sent = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => send(w.human.token, w.channelId, `zeta${i}word first`)),
+    );
+    await Promise.all(
+      sent.slice(0, 20).map((m, i) =>
+        h.as(w.human.token).put(`/channels/${w.channelId}/messages/${m.id}`, {
+          content: `zeta${i}word second`,
+        }),
+      ),
+    );
+    for (let i = 0; i < 40; i++)
+      expect(await contents(w.human.token, `zeta${i}word`)).toEqual([
+        `zeta${i}word ${i < 20 ? 'second' : 'first'}`,
+      ]);
+    expect(await contents(w.human.token, 'first zeta')).toHaveLength(20);
+  });
+
   it('a DM: its two parties search it; anyone else is refused', async () => {
     const open = await expectStatus(await h.as(w.bot.token).post(`/users/${w.human.id}/dm`), 200);
     const dm = open.body.channelId as number;

@@ -17,6 +17,8 @@ const CASES: Array<[variable: string, value: string]> = [
   ['PARLEY_ADMIN_TOKEN', 'short'],
   ['PARLEY_WEBHOOK_RETRY_S', '5,,30'],
   ['PARLEY_TLS_CERT', '/tmp/cert.pem'], // without PARLEY_TLS_KEY
+  ['PARLEY_OIDC_ISSUER', 'http://sso.example.com'], // D69: https, or http only on loopback
+  ['PARLEY_PASSWORD_LOGIN', 'false'], // D69: without a provider nobody could sign in
 ];
 
 /** No stack frames, no file paths of ours, no error class dumps. */

@@ -25,3 +25,12 @@ describe('D69 nameFromClaims', () => {
     expect(withSuffix('x'.repeat(32), 12).endsWith('-12')).toBe(true);
   });
 });
+
+describe('D54/D69 the callback is logged without its authorization code', () => {
+  it('redactUrl hides `code` (state and iss stay, for tracing)', async () => {
+    const { redactUrl, REDACTED } = await import('../../src/http/log-redaction.js');
+    expect(redactUrl('/app/v1/auth/oidc/callback?code=abc123&state=s1&iss=https%3A%2F%2Fidp')).toBe(
+      `/app/v1/auth/oidc/callback?code=${REDACTED}&state=s1&iss=https%3A%2F%2Fidp`,
+    );
+  });
+});

@@ -111,6 +111,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** D60: why (a moderator's reason), sent URL-encoded as X-Audit-Log-Reason (≤ 512) */
   reason?: string;
+  /** the request outlives the page (a read mark sent as the person navigates away) */
+  keepalive?: boolean;
 }
 
 async function send(
@@ -128,6 +130,7 @@ async function send(
       body: body ?? null,
       credentials: 'same-origin',
       ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.keepalive ? { keepalive: true } : {}),
     });
     noteHeaders(res);
     if (res.status === 429 && attempt < 8) {

@@ -6,7 +6,7 @@ import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 import { NotificationsSection } from './notifications-settings.js';
-import { SsoSettings } from './sso.js';
+import { SsoSettings, WithPasswords } from './sso.js';
 
 export function SettingsPage() {
   const u = me.value;
@@ -14,7 +14,10 @@ export function SettingsPage() {
   return (
     <div class="page">
       <Profile u={u} />
-      <Password />
+      {/* D69: no password card while the server takes no passwords */}
+      <WithPasswords>
+        <Password />
+      </WithPasswords>
       <SsoSettings />
       <Sessions />
       <NotificationsSection />

@@ -69,7 +69,8 @@ export function SsoSignIn(props: { invite?: string | undefined }) {
   const name = c?.oidc?.name ?? 'your organisation';
   return (
     <>
-      {error && (
+      {/* shown once the provider's name is known (no flash of a generic one) */}
+      {error && c !== undefined && (
         <p class="banner error" role="alert" data-testid="sso-error">
           {ssoMessage(error, name)}
         </p>

@@ -1,6 +1,6 @@
 import { computed, signal } from '@preact/signals';
 import { formerNames } from './names.js';
-import { ApiError, get, post, put, sessionLost } from '../lib/api.js';
+import { ApiError, call, get, post, sessionLost } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 import { Gateway } from '../lib/gateway.js';
 import type {
@@ -162,19 +162,47 @@ export function markRead(channelId: number, messageId: number): void {
   dispatch({ type: 'READ', d: { channelId, messageId } });
   scheduleRead(channelId, messageId);
 }
+/** marks waiting for their timer (sent at once when the page goes away) */
+const pendingReads = new Map<number, number>();
 function scheduleRead(channelId: number, messageId: number): void {
   const t = readTimers.get(channelId);
   if (t) clearTimeout(t);
+  pendingReads.set(channelId, messageId);
   readTimers.set(
     channelId,
     setTimeout(() => {
       readTimers.delete(channelId);
-      put(`/app/v1/channels/${channelId}/read`, { messageId }).catch(() => {
-        /* best effort: the mark is local until the next success */
-      });
+      pendingReads.delete(channelId);
+      sendRead(channelId, messageId);
     }, 800),
   );
 }
+function sendRead(channelId: number, messageId: number): void {
+  // keepalive: a navigation right after must not cancel it (D66: the badge would come back)
+  call('PUT', `/app/v1/channels/${channelId}/read`, { messageId }, { keepalive: true }).catch(
+    () => {
+      /* best effort: the mark is local until the next success */
+    },
+  );
+}
+// D66: a reload or a closed tab right after reading must not bring the badge back: the marks
+// still waiting go out now (keepalive outlives the page).
+if (typeof window !== 'undefined')
+  window.addEventListener('pagehide', () => {
+    for (const [channelId, messageId] of pendingReads) {
+      clearTimeout(readTimers.get(channelId));
+      readTimers.delete(channelId);
+      // fetch at once, in this handler (lib/api's queue would start it after the page is gone)
+      void fetch(`/app/v1/channels/${channelId}/read`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messageId }),
+        credentials: 'same-origin',
+        keepalive: true,
+      }).catch(() => {});
+    }
+    pendingReads.clear();
+  });
 
 /** D66: the server's read states again (a role mention, an edit or delete of an unseen message). */
 let statesTimer: ReturnType<typeof setTimeout> | undefined;
@@ -340,6 +368,7 @@ export function endSession(): void {
   logs.clear();
   memberLoads.clear();
   for (const t of readTimers.values()) clearTimeout(t);
+  pendingReads.clear();
   for (const t of guildRefresh.values()) clearTimeout(t);
   clearTimeout(statesTimer);
   statesTimer = undefined;

@@ -36,8 +36,11 @@ const same = (s: NotificationSetting, t: NotifyTarget): boolean =>
 /** "Until I unmute": a time no one will reach. */
 export const FOREVER = '9999-12-31T23:59:59.000Z';
 
-function currentOf(t: NotifyTarget, fallback: NotificationLevel) {
-  const s = settings.value?.find((x) => same(x, t));
+function currentOf(t: NotifyTarget, fallback: NotificationLevel, inherit?: NotifyTarget) {
+  // D66: a channel without its own setting follows its guild's
+  const s =
+    settings.value?.find((x) => same(x, t)) ??
+    (inherit ? settings.value?.find((x) => same(x, inherit)) : undefined);
   const until = s?.muteUntil ? Date.parse(s.muteUntil) : 0;
   return { level: s?.level ?? fallback, mutedUntil: until > Date.now() ? until : 0 };
 }
@@ -88,8 +91,11 @@ export function NotifyMenu({
   target,
   name,
   fallback = 'mentions',
+  inherit,
 }: {
   target: NotifyTarget;
+  /** a channel's guild: shown while the channel has no setting of its own */
+  inherit?: NotifyTarget;
   /** what it is about, for the button's label ("general", "My guild") */
   name: string;
   fallback?: NotificationLevel;
@@ -112,7 +118,7 @@ export function NotifyMenu({
       document.removeEventListener('keydown', esc);
     };
   }, [open]);
-  const cur = currentOf(target, fallback);
+  const cur = currentOf(target, fallback, inherit);
   const pick = (level: NotificationLevel, muteUntil: string | null) => {
     setOpen(false);
     choose(target, level, muteUntil).catch((err: unknown) => toast(describe(err), 'error'));

@@ -29,7 +29,8 @@ export class OidcClient {
 
   constructor(
     config: Config,
-    private warn: (line: string) => void = (line) => process.stderr.write(`parley: ${line}\n`),
+    private warn: (line: string) => void,
+    private readonly retryAfterMs = RETRY_AFTER_FAILURE_MS,
   ) {
     if (!config.oidcIssuer || !config.oidcClientId || !config.oidcClientSecret)
       throw new Error('OidcClient needs PARLEY_OIDC_ISSUER, _CLIENT_ID and _CLIENT_SECRET');
@@ -54,7 +55,7 @@ export class OidcClient {
   /** The provider's discovered configuration; rejects while the provider cannot be reached. */
   configuration(): Promise<client.Configuration> {
     if (this.pending) return this.pending;
-    if (Date.now() - this.failedAt < RETRY_AFTER_FAILURE_MS)
+    if (Date.now() - this.failedAt < this.retryAfterMs)
       return Promise.reject(
         this.lastError instanceof Error ? this.lastError : new Error(String(this.lastError)),
       );

@@ -17,29 +17,72 @@ import { searchText } from './search-text.js';
  * (its send may have been rolled back, or the message deleted later in the same group), and with
  * its text as it is at that moment (an edit rolled back to its savepoint leaves the old text).
  */
-/** The row of message `id` as its text is now (none when it is gone or has no text). */
-async function write(t: Db, id: number, replace: boolean): Promise<void> {
-  if (replace) await rawQuery(t, 'delete from "messages_fts" where "rowid" = ?', [id]);
-  const [row] = await rawQuery<{ content: string }>(
-    t,
-    'select "content" from "messages" where "id" = ?',
-    [id],
-  );
-  if (row && row.content !== '')
-    await rawQuery(t, 'insert into "messages_fts" ("rowid", "text") values (?, ?)', [
-      id,
-      searchText(row.content),
-    ]);
+/** What a running group has queued for its end: the message ids to index, and those to replace. */
+interface Pending {
+  ids: Set<number>;
+  replace: Set<number>;
+}
+const pendingByGroup = new WeakMap<object, Pending>();
+/** ids per statement (SQLite's limit on parameters is far above; a group holds at most 32 sends) */
+const CHUNK = 200;
+
+/**
+ * The rows of messages `ids` as their text is now (none for a message that is gone or has no
+ * text), `replace` ones first removed — in three statements for the whole list (issue 29's
+ * multi-row statements: a statement per message cost more than the index itself).
+ */
+async function write(t: Db, ids: readonly number[], replace: readonly number[]): Promise<void> {
+  for (let i = 0; i < replace.length; i += CHUNK) {
+    const part = replace.slice(i, i + CHUNK);
+    await rawQuery(
+      t,
+      `delete from "messages_fts" where "rowid" in (${part.map(() => '?').join(', ')})`,
+      part,
+    );
+  }
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const part = ids.slice(i, i + CHUNK);
+    const rows = await rawQuery<{ id: number; content: string }>(
+      t,
+      `select "id", "content" from "messages" where "id" in (${part.map(() => '?').join(', ')})`,
+      part,
+    );
+    const texts = rows.filter((r) => r.content !== '');
+    if (texts.length === 0) continue;
+    await rawQuery(
+      t,
+      `insert into "messages_fts" ("rowid", "text") values ${texts.map(() => '(?, ?)').join(', ')}`,
+      texts.flatMap((r) => [r.id, searchText(r.content)]),
+    );
+  }
+}
+
+/** Queue message `id` for the group's end (one batch per group), or write it now outside one. */
+async function queue(trx: Db, id: number, replace: boolean): Promise<void> {
+  const key = trx.getExecutor();
+  let pending = pendingByGroup.get(key);
+  if (!pending) {
+    const fresh: Pending = { ids: new Set(), replace: new Set() };
+    const queued = atGroupEnd(trx, async (t) => {
+      pendingByGroup.delete(key);
+      await write(t, [...fresh.ids], [...fresh.replace]);
+    });
+    if (!queued) return write(trx, [id], replace ? [id] : []);
+    pendingByGroup.set(key, fresh);
+    pending = fresh;
+  }
+  pending.ids.add(id);
+  if (replace) pending.replace.add(id);
 }
 
 /** A new message. */
 export async function indexMessage(trx: Db, id: number, content: string): Promise<void> {
   if (isPostgres(trx) || content === '') return;
-  if (!atGroupEnd(trx, (t) => write(t, id, false))) await write(trx, id, false);
+  await queue(trx, id, false);
 }
 
 /** An edit: the old text's row goes, the message's text as it is then comes. */
 export async function reindexMessage(trx: Db, id: number): Promise<void> {
   if (isPostgres(trx)) return;
-  if (!atGroupEnd(trx, (t) => write(t, id, true))) await write(trx, id, true);
+  await queue(trx, id, true);
 }

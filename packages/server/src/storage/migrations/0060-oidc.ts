@@ -40,4 +40,8 @@ export const migration: Migration = {
       .column('created_at')
       .execute();
   },
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropTable('oidc_flows').ifExists().execute();
+    await db.schema.dropTable('oidc_links').ifExists().execute();
+  },
 };
