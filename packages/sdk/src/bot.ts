@@ -174,10 +174,7 @@ export class Bot {
     command: C | string,
     handler: (i: AutocompleteInteraction<C>, bot: Bot) => unknown,
   ): this {
-    this.autocompleteHandlers.set(
-      typeof command === 'string' ? command : command.name,
-      handler,
-    );
+    this.autocompleteHandlers.set(typeof command === 'string' ? command : command.name, handler);
     return this;
   }
 

@@ -7,7 +7,14 @@ import type { Guild, User } from './lib/types.js';
 import { holds } from './lib/permissions.js';
 import { Invite, Login, Register } from './screens/auth.js';
 import { BotDetail, BotsPage } from './screens/bots.js';
-import { ChannelView, DmView, Empty, guildNames, isAdmin, MembersPanel } from './screens/chat.js';
+import {
+  ChannelView,
+  DmView,
+  Empty,
+  guildNames,
+  managesGuild,
+  MembersPanel,
+} from './screens/chat.js';
 import { CreateGuild, GuildAdmin } from './screens/guild-admin.js';
 import { SettingsPage } from './screens/settings.js';
 import { PinsButton } from './screens/pins-panel.js';
@@ -169,7 +176,7 @@ function ChannelList({ guild, current }: { guild: Guild; current: number | undef
       <header class="sidebar-head">
         <h2 title={guild.name}>{guild.name}</h2>
         <NotifyMenu target={{ guildId: guild.id }} name={guild.name} />
-        {isAdmin(guild) && (
+        {managesGuild(guild) && (
           <a
             href={`/g/${guild.id}/settings`}
             class="icon-btn"

@@ -172,7 +172,7 @@ export function adminCommands(config: () => Config): Command {
     .action(
       act(
         (userId: string, o: Json) => ({ userId: id('userId', userId), o }),
-        async (s, ops, i) => one(await ops.getUser(s.domain, i.userId), i.o),
+        async (s, ops, i) => one(await ops.getUser(s.domain, ops.operator(), i.userId), i.o),
       ),
     );
   user

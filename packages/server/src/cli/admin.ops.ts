@@ -30,13 +30,7 @@ export {
 } from '../domain/admin/operator.js';
 export { putMember, removeMember } from '../domain/members/members.service.js';
 export { createSession, createUser } from '../domain/users/users.service.js';
-export {
-  deleteUser,
-  endUserSessions,
-  getUser,
-  listUsers,
-  updateUser,
-} from '../domain/users/users.admin.js';
+export { deleteUser, endUserSessions, listUsers, updateUser } from '../domain/users/users.admin.js';
 export { stats } from '../domain/admin/stats.js';
 export { exportGuild } from '../domain/export/export.service.js';
 export {
@@ -45,6 +39,7 @@ export {
   writeOperatorChange,
 } from '../domain/audit/audit.service.js';
 export { operator } from '../domain/guilds/actor.js';
+export { getUser } from '../domain/users/get-user.js';
 export { getInvite, listInvites, updateInvite } from '../domain/invites/invites.admin.js';
 export {
   deleteWebhook,

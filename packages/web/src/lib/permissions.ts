@@ -146,7 +146,7 @@ export function explain(x: unknown): string {
   if (x instanceof ApiError && x.status === 403 && /^Missing permission: /.test(x.message)) {
     const names = x.message.replace(/^Missing permission: /, '').split(', ');
     const labels = names.map((n) => PERMISSION_LABELS[n as PermissionName]?.label ?? n);
-    return `You need the “${labels.join('”, “')}” permission for this.`;
+    return `You need the “${labels.join('” and “')}” permission${labels.length > 1 ? 's' : ''} for this.`;
   }
   if (x instanceof ApiError && x.code === 'CONFLICT' && /owner/.test(x.message))
     return 'The owner cannot be kicked, banned or timed out.';

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api.js';
-import { explain, hex } from '../lib/permissions.js';
-import type { Guild } from '../lib/types.js';
+import { Permission } from '@parley/protocol';
+import { explain, hex, holds } from '../lib/permissions.js';
+import type { Ban, Guild } from '../lib/types.js';
 import type { AuditEntry } from '@parley/protocol';
 import { loadMembers, members } from '../state/store.js';
 import { formerNames } from '../state/names.js';
@@ -69,8 +70,14 @@ export function AuditLog({ guild }: { guild: Guild }) {
   const [hasMore, setHasMore] = useState(false);
   const [refused, setRefused] = useState<string | null>(null);
   const list = members.value.get(guild.id);
+  // Banned people are no longer members; the ban list (BAN_MEMBERS) still names them.
+  const [banned, setBanned] = useState<Map<number, string>>(new Map());
   useEffect(() => {
     void loadMembers(guild.id).catch(() => {});
+    if (holds(guild, Permission.BAN_MEMBERS))
+      get<{ bans: Ban[] }>(`/app/v1/guilds/${guild.id}/bans`)
+        .then((r) => setBanned(new Map(r.bans.map((b) => [b.user.id, b.user.name]))))
+        .catch(() => {});
   }, [guild.id]);
   const page = useCallback(
     async (before?: number) => {
@@ -99,7 +106,7 @@ export function AuditLog({ guild }: { guild: Guild }) {
   const userName = (id: number | null): string => {
     if (id === null) return 'The operator';
     const m = list?.find((x) => x.user.id === id);
-    return m?.user.name ?? formerNames.get(id) ?? `a former member (${id})`;
+    return m?.user.name ?? formerNames.get(id) ?? banned.get(id) ?? `a former member (${id})`;
   };
   const roleName = (id: number): string =>
     id === guild.id

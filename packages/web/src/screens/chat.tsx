@@ -1,5 +1,5 @@
 import { Permission } from '@parley/protocol';
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { describe, post } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 import type { DmChannelRef, Guild, MemberSummary } from '../lib/types.js';
@@ -26,8 +26,11 @@ import { guildMentionSource } from './mention-autocomplete.js';
 import { MessageList, type ViewerInfo } from './messages.js';
 import { useMyRoles } from './my-roles.js';
 
-/** D57/D59: any right of guild administration — the guild's settings are worth opening. */
 export const isAdmin = (g: Guild): boolean =>
+  (g.myPermissions & Permission.ADMINISTRATOR) !== 0 || g.ownerId === me.value?.id;
+
+/** D57/D59: any right of guild administration — the guild's settings are worth opening. */
+export const managesGuild = (g: Guild): boolean =>
   (g.myPermissions & ADMIN_BITS) !== 0 || g.ownerId === me.value?.id;
 
 /** D21: open (or find) the DM with someone, then go there. */
@@ -114,11 +117,31 @@ export function guildNames(
   };
 }
 
+/** D58: my running time-out in this guild (the members list read with roles), if any. */
+function myTimeout(list: readonly MemberSummary[] | undefined, now: number): string | undefined {
+  const until = list?.find((m) => m.user.id === me.value?.id)?.timeoutUntil;
+  return until !== undefined && Date.parse(until) > now ? until : undefined;
+}
+
+/** Draw again when a time-out ends, so the composer opens by itself. */
+function useTimeoutEnd(until: string | undefined): void {
+  const [, tick] = useState(0);
+  useEffect(() => {
+    if (until === undefined) return;
+    const t = setTimeout(
+      () => tick((n) => n + 1),
+      Math.min(Date.parse(until) - Date.now() + 50, 2 ** 31 - 1),
+    );
+    return () => clearTimeout(t);
+  }, [until]);
+}
+
 export function ChannelView(props: { guild: Guild; channelId: number; showMembers: boolean }) {
   const { guild } = props;
   const channel = guild.channels.find((c) => c.id === props.channelId);
   const log = channelLog(props.channelId, 'guild');
   const list = members.value.get(guild.id);
+  const [card, setCard] = useState<number | null>(null);
   if (!list) void loadMembers(guild.id).catch((x) => toast(describe(x)));
   const myRoles = useMyRoles(guild);
   // D57: what the reader may do with messages here (the owner and ADMINISTRATOR hold every bit)
@@ -131,12 +154,15 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
       moderator: holds(guild, Permission.MANAGE_MESSAGES),
       names: guildNames(guild, list ?? [], myRoles),
       nameColors: nameColors(guild, list ?? []),
+      // a name on a message opens the member's card (the member menu)
+      onAuthor: (id) => setCard(id),
       canReact: may(Permission.ADD_REACTIONS),
       canPin: may(Permission.MANAGE_MESSAGES),
       canReply: may(Permission.SEND_MESSAGES),
     }),
     [guild, list, myRoles],
   );
+  const carded = card === null ? undefined : list?.find((m) => m.user.id === card);
   const mentionSource = useMemo(
     () => guildMentionSource(guild, list ?? [], may(Permission.MENTION_EVERYONE)),
     [guild, list],
@@ -144,16 +170,24 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
   const uploader = useRef<((f: File[]) => void) | null>(null);
   const drop = useDrop((f) => uploader.current?.(f));
   const lastTyping = useRef(0);
+  useTimeoutEnd(myTimeout(list, Date.now()));
   if (!channel) return <Empty text="This channel does not exist any more." />;
   const names = (id: number) => list?.find((m) => m.user.id === id)?.user.name ?? 'Someone';
   const canSend =
     (guild.myPermissions & (Permission.SEND_MESSAGES | Permission.ADMINISTRATOR)) !== 0;
+  const timedOutUntil = myTimeout(list, Date.now());
   return (
     <div class={`channel-view${drop.over ? ' dropping' : ''}`} {...drop.handlers}>
       <Composer
         log={log}
         placeholder={`Message #${channel.name}`}
-        disabled={canSend ? undefined : 'You cannot send messages in this channel.'}
+        disabled={
+          timedOutUntil !== undefined
+            ? `You are timed out until ${new Date(timedOutUntil).toLocaleString()}: you can read, not write.`
+            : canSend
+              ? undefined
+              : 'You cannot send messages in this channel.'
+        }
         uploadRef={uploader}
         mentions={mentionSource}
         names={info.names}
@@ -167,6 +201,7 @@ export function ChannelView(props: { guild: Guild; channelId: number; showMember
       <TypingLine channelId={channel.id} names={names} />
       <MessageList log={log} info={info} label={`Messages in #${channel.name}`} />
       {drop.over && <div class="drop-hint">Drop to upload</div>}
+      {carded && <MemberDialog guild={guild} m={carded} open onClose={() => setCard(null)} />}
     </div>
   );
 }
@@ -242,6 +277,59 @@ export function Empty({ text, children }: { text: string; children?: preact.Comp
 export const isOnline = (userId: number): boolean =>
   userId === me.value?.id ? connState.value === 'ready' : presence.value.get(userId) === 'online';
 
+/**
+ * A member's card (click a name — in the member list or on a message): who they are, a DM, and
+ * the member menu's moderation (time out / kick / ban) when the viewer may (D57, D58).
+ */
+export function MemberDialog(props: {
+  guild: Guild;
+  m: MemberSummary;
+  open: boolean;
+  onClose: () => void;
+}) {
+  const { guild, m } = props;
+  const online = isOnline(m.user.id);
+  const bot = guild.bots.includes(m.user.id);
+  return (
+    <Dialog title={m.user.name} open={props.open} onClose={props.onClose}>
+      <div class="profile">
+        <Avatar name={m.user.name} id={m.user.id} url={m.user.avatar} size={64} />
+        <p>
+          {bot ? 'Bot' : m.user.id === guild.ownerId ? 'Owner' : 'Member'} · joined{' '}
+          {new Date(m.joinedAt).toLocaleDateString()} · {online ? 'online' : 'offline'}
+        </p>
+      </div>
+      <div class="actions">
+        {m.user.id !== me.value?.id && (
+          <button
+            type="button"
+            class="btn primary"
+            onClick={() => {
+              props.onClose();
+              void openDm(m.user.id);
+            }}
+          >
+            <Icon name="chat" size={16} /> Send a message
+          </button>
+        )}
+        {managesGuild(guild) && (
+          <button
+            type="button"
+            class="btn"
+            onClick={() => {
+              props.onClose();
+              navigate(`/g/${guild.id}/settings?tab=members`);
+            }}
+          >
+            Manage in guild settings
+          </button>
+        )}
+      </div>
+      <MemberActions guild={guild} member={m} />
+    </Dialog>
+  );
+}
+
 function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
   const [open, setOpen] = useState(false);
   const online = isOnline(m.user.id);
@@ -264,42 +352,7 @@ function MemberRow({ m, guild }: { m: MemberSummary; guild: Guild }) {
         {bot && <span class="tag">BOT</span>}
         {m.user.id === guild.ownerId && <span class="muted small">owner</span>}
       </button>
-      <Dialog title={m.user.name} open={open} onClose={() => setOpen(false)}>
-        <div class="profile">
-          <Avatar name={m.user.name} id={m.user.id} url={m.user.avatar} size={64} />
-          <p>
-            {bot ? 'Bot' : m.user.id === guild.ownerId ? 'Owner' : 'Member'} · joined{' '}
-            {new Date(m.joinedAt).toLocaleDateString()} · {online ? 'online' : 'offline'}
-          </p>
-        </div>
-        <div class="actions">
-          {m.user.id !== me.value?.id && (
-            <button
-              type="button"
-              class="btn primary"
-              onClick={() => {
-                setOpen(false);
-                void openDm(m.user.id);
-              }}
-            >
-              <Icon name="chat" size={16} /> Send a message
-            </button>
-          )}
-          {isAdmin(guild) && (
-            <button
-              type="button"
-              class="btn"
-              onClick={() => {
-                setOpen(false);
-                navigate(`/g/${guild.id}/settings?tab=members`);
-              }}
-            >
-              Manage in guild settings
-            </button>
-          )}
-        </div>
-        <MemberActions guild={guild} member={m} />
-      </Dialog>
+      <MemberDialog guild={guild} m={m} open={open} onClose={() => setOpen(false)} />
     </li>
   );
 }

@@ -4,7 +4,7 @@ import { del, patch, put } from '../lib/api.js';
 import { explain, mayActOn } from '../lib/permissions.js';
 import type { Guild, MemberSummary } from '../lib/types.js';
 import { loadMembers, me, members } from '../state/store.js';
-import { val } from '../ui/kit.js';
+import { Confirm, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 import '../ui/moderation.css';
 
@@ -62,6 +62,7 @@ export function MemberActions(props: { guild: Guild; member: MemberSummary; onDo
       props.onDone?.();
     } catch (x) {
       setRefused(explain(x));
+      setPending(null);
     } finally {
       setBusy(false);
     }
@@ -156,33 +157,26 @@ export function MemberActions(props: { guild: Guild; member: MemberSummary; onDo
           </button>
         )}
       </div>
-      {pending && (
-        <div class="row confirm-inline" role="group" aria-label="Confirm">
-          <span>
+      <Confirm
+        open={pending !== null}
+        title={pending === 'ban' ? `Ban ${name}?` : `Kick ${name}?`}
+        body={
+          <>
             {pending === 'ban'
-              ? `Ban ${name}? They are removed and cannot join again until unbanned.`
-              : `Kick ${name}? They are removed; an invite lets them back.`}
-          </span>
-          <button
-            type="button"
-            class="btn danger"
-            disabled={busy}
-            onClick={() =>
-              void (pending === 'ban'
-                ? run(
-                    () => put(`${base}/bans/${member.user.id}`, undefined, opts),
-                    `${name} is banned`,
-                  )
-                : run(() => del(`${base}/members/${member.user.id}`, opts), `${name} is kicked`))
-            }
-          >
-            {pending === 'ban' ? 'Confirm ban' : 'Confirm kick'}
-          </button>
-          <button type="button" class="btn" onClick={() => setPending(null)}>
-            Cancel
-          </button>
-        </div>
-      )}
+              ? `${name} is removed and cannot join again until unbanned.`
+              : `${name} is removed from the guild; an invite lets them back.`}
+            {reason.trim() && <p class="small">Reason: {reason.trim()}</p>}
+          </>
+        }
+        confirm={pending === 'ban' ? 'Ban' : 'Kick'}
+        danger
+        onConfirm={() =>
+          pending === 'ban'
+            ? run(() => put(`${base}/bans/${member.user.id}`, undefined, opts), `${name} is banned`)
+            : run(() => del(`${base}/members/${member.user.id}`, opts), `${name} is kicked`)
+        }
+        onClose={() => setPending(null)}
+      />
       {refused && (
         <p class="refusal" role="alert">
           {refused}

@@ -31,6 +31,8 @@ export interface ViewerInfo {
   names: MentionNames;
   /** D58: authors' name colours (their top coloured role), when known */
   nameColors?: ReadonlyMap<number, string>;
+  /** a click on an author's name (a guild: the member's card and menu) */
+  onAuthor?: (userId: number) => void;
   /** D63: may react (ADD_REACTIONS), pin (MANAGE_MESSAGES; anyone in a DM), reply (SEND_MESSAGES) */
   canReact?: boolean;
   canPin?: boolean;
@@ -311,9 +313,20 @@ function Item(props: {
         )}
         {!props.compact && (
           <div class="msg-head">
-            <span class="author" style={authorStyle(info, m.author.id)}>
-              {m.author.name}
-            </span>
+            {info.onAuthor ? (
+              <button
+                type="button"
+                class="author author-btn"
+                style={authorStyle(info, m.author.id)}
+                onClick={() => info.onAuthor?.(m.author.id)}
+              >
+                {m.author.name}
+              </button>
+            ) : (
+              <span class="author" style={authorStyle(info, m.author.id)}>
+                {m.author.name}
+              </span>
+            )}
             {info.bots.has(m.author.id) && <span class="tag">BOT</span>}
             {m.pinned && <span class="tag pinned">pinned</span>}
             <time

@@ -84,103 +84,103 @@ function RoleRow(props: {
     act(() =>
       patch(`/app/v1/guilds/${guild.id}/roles`, [{ id: role.id, position: role.position + by }]),
     );
+  const save = (e: Event) => {
+    e.preventDefault();
+    const body = everyone
+      ? { permissions: perms }
+      : { name: name.trim(), permissions: perms, color, mentionable };
+    void act(() => patch(`/app/v1/roles/${role.id}`, body), 'Role saved');
+  };
   return (
-    <li class="admin-row role" data-role={role.id}>
-      <div class="row role-head">
-        <span
-          class="role-dot"
-          style={{ background: color === null ? 'var(--muted, #888)' : hex(color) }}
-          aria-hidden="true"
-        />
-        <strong class="grow role-name" style={color === null ? undefined : { color: hex(color) }}>
-          {role.name}
-        </strong>
-        <span class="muted small">{everyone ? 'everyone' : `rank ${role.position}`}</span>
-        {!everyone && (
-          <>
-            <button
-              type="button"
-              class="btn small"
-              disabled={props.top}
-              aria-label={`Move ${role.name} up`}
-              onClick={() => void move(1)}
-            >
-              ↑
-            </button>
-            <button
-              type="button"
-              class="btn small"
-              disabled={props.bottom}
-              aria-label={`Move ${role.name} down`}
-              onClick={() => void move(-1)}
-            >
-              ↓
-            </button>
-          </>
-        )}
-      </div>
-      <details>
-        <summary>
-          Edit {role.name}
-          {!below && !everyone && <span class="muted small"> · at or above your rank</span>}
-        </summary>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            const body = everyone
-              ? { permissions: perms }
-              : { name: name.trim(), permissions: perms, color, mentionable };
-            void act(() => patch(`/app/v1/roles/${role.id}`, body), 'Role saved');
-          }}
-        >
-          <div class="row">
-            <label class="inline grow">
-              <span class="sr-only">Name of role {role.name}</span>
-              <input value={name} disabled={everyone} onInput={(e) => setName(val(e))} />
-            </label>
-            {!everyone && (
-              <>
-                <label class="inline">
-                  <span>Colour</span>
-                  <input
-                    type="color"
-                    value={hex(color ?? 0x99aab5)}
-                    aria-label={`Colour of ${role.name}`}
-                    onInput={(e) => setColor(parseInt(val(e).slice(1), 16))}
-                  />
-                </label>
-                <label class="check">
-                  <input
-                    type="checkbox"
-                    checked={color === null}
-                    onChange={(e) => setColor(e.currentTarget.checked ? null : 0x99aab5)}
-                  />
-                  <span>No colour</span>
-                </label>
-                <label class="check">
-                  <input
-                    type="checkbox"
-                    checked={mentionable}
-                    onChange={(e) => setMentionable(e.currentTarget.checked)}
-                  />
-                  <span>Anyone may @mention it</span>
-                </label>
-              </>
-            )}
-          </div>
+    <li class="admin-row role" data-role={role.id} data-name={role.name}>
+      <form onSubmit={save}>
+        <div class="row role-head">
+          <span
+            class="role-dot"
+            style={{ background: color === null ? 'var(--fg-2)' : hex(color) }}
+            aria-hidden="true"
+          />
+          <label class="inline grow">
+            <span class="sr-only">Name of role {role.name}</span>
+            <input
+              class="role-name"
+              value={name}
+              disabled={everyone}
+              style={color === null ? undefined : { color: hex(color) }}
+              onInput={(e) => setName(val(e))}
+            />
+          </label>
+          <span class="muted small">{everyone ? 'everyone' : `rank ${role.position}`}</span>
+          {!everyone && (
+            <>
+              <button
+                type="button"
+                class="btn small"
+                disabled={props.top}
+                aria-label={`Move ${role.name} up`}
+                onClick={() => void move(1)}
+              >
+                ↑
+              </button>
+              <button
+                type="button"
+                class="btn small"
+                disabled={props.bottom}
+                aria-label={`Move ${role.name} down`}
+                onClick={() => void move(-1)}
+              >
+                ↓
+              </button>
+            </>
+          )}
+          <button class="btn small primary" type="submit">
+            Save {role.name}
+          </button>
+        </div>
+        <details>
+          <summary>
+            Edit {role.name}
+            {!below && !everyone && <span class="muted small"> · at or above your rank</span>}
+          </summary>
+          {!everyone && (
+            <div class="row">
+              <label class="inline">
+                <span>Colour</span>
+                <input
+                  type="color"
+                  value={hex(color ?? 0x99aab5)}
+                  aria-label={`Colour of ${role.name}`}
+                  onInput={(e) => setColor(parseInt(val(e).slice(1), 16))}
+                />
+              </label>
+              <label class="check">
+                <input
+                  type="checkbox"
+                  checked={color === null}
+                  onChange={(e) => setColor(e.currentTarget.checked ? null : 0x99aab5)}
+                />
+                <span>No colour</span>
+              </label>
+              <label class="check">
+                <input
+                  type="checkbox"
+                  checked={mentionable}
+                  onChange={(e) => setMentionable(e.currentTarget.checked)}
+                />
+                <span>Anyone may @mention it</span>
+              </label>
+            </div>
+          )}
           <PermissionBoxes value={perms} onChange={setPerms} />
-          <div class="row">
-            <button class="btn small primary" type="submit">
-              Save {role.name}
-            </button>
-            {!everyone && (
+          {!everyone && (
+            <div class="row">
               <button type="button" class="btn small danger" onClick={() => setConfirm(true)}>
                 Delete {role.name}
               </button>
-            )}
-          </div>
-        </form>
-      </details>
+            </div>
+          )}
+        </details>
+      </form>
       <Confirm
         open={confirm}
         title={`Delete role ${role.name}?`}

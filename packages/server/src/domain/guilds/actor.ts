@@ -15,13 +15,21 @@ export type Actor =
     }
   | { readonly kind: 'operator'; readonly reason: string | null };
 
-export const actorOf = (p: Principal, reason: string | null = null): Actor => ({
+/** A person or a bot acting through /api/v1 or /app/v1. */
+export type CallerActor = Extract<Actor, { kind: 'person' | 'bot' }>;
+/** The operator (/admin/v1, the CLI). */
+export type OperatorActor = Extract<Actor, { kind: 'operator' }>;
+
+export const actorOf = (p: Principal, reason: string | null = null): CallerActor => ({
   kind: p.isBot ? 'bot' : 'person',
   principal: p,
   reason,
 });
 
-export const operator = (reason: string | null = null): Actor => ({ kind: 'operator', reason });
+export const operator = (reason: string | null = null): OperatorActor => ({
+  kind: 'operator',
+  reason,
+});
 
 /** The user id acting (null for the operator). */
 export const actorUserId = (a: Actor): number | null =>

@@ -21,7 +21,8 @@ const userView = (
   isBot: u.is_bot === 1,
 });
 
-async function loadUser(d: Domain, userId: number): Promise<User | undefined> {
+/** A user as people and bots see them (D48), or undefined. */
+export async function loadUser(d: Domain, userId: number): Promise<User | undefined> {
   const row = await d.db
     .selectFrom('users')
     .select(['id', 'name', 'avatar', 'is_bot'])
@@ -128,37 +129,6 @@ export async function leaveGuild(d: Domain, p: Principal, guildId: number): Prom
   if (Number(guild.owner_id) === p.userId)
     throw conflict('The owner cannot leave their guild (delete it instead)');
   await d.db.transaction().execute((trx) => removeMemberIn(trx, d, guildId, p.userId));
-}
-
-/**
- * D48: a user the person shares a guild or a DM with (themselves included); anyone else is
- * 404, as if unknown (existence is not revealed).
- */
-export async function getUser(d: Domain, p: Principal, userId: number): Promise<User> {
-  if (userId !== p.userId) {
-    const low = Math.min(userId, p.userId);
-    const high = Math.max(userId, p.userId);
-    const [guild, dm] = await Promise.all([
-      d.db
-        .selectFrom('members as a')
-        .innerJoin('members as b', 'b.guild_id', 'a.guild_id')
-        .select('a.guild_id')
-        .where('a.user_id', '=', p.userId)
-        .where('b.user_id', '=', userId)
-        .limit(1)
-        .executeTakeFirst(),
-      d.db
-        .selectFrom('channels')
-        .select('id')
-        .where('dm_user_low', '=', low)
-        .where('dm_user_high', '=', high)
-        .executeTakeFirst(),
-    ]);
-    if (!guild && !dm) throw notFound('user');
-  }
-  const user = await loadUser(d, userId);
-  if (!user) throw notFound('user');
-  return user;
 }
 
 /**

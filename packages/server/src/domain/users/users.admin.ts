@@ -52,7 +52,8 @@ async function loadUser(db: Db, userId: number): Promise<UserRow> {
   return row;
 }
 
-export async function getUser(d: Domain, userId: number): Promise<AdminUserDetail> {
+/** The operator's view of one user (read through getUser, get-user.ts). */
+export async function userDetail(d: Domain, userId: number): Promise<AdminUserDetail> {
   const row = await loadUser(d.db, userId);
   const [guilds, owned, bots, sessions] = await Promise.all([
     d.db
@@ -124,7 +125,7 @@ export async function updateUser(
     if (isUniqueViolation(err)) throw conflict('That name is taken (names ignore case, D46)');
     throw err;
   }
-  return getUser(d, userId);
+  return userDetail(d, userId);
 }
 
 async function endSessionsIn(d: Domain, trx: Db, userId: number): Promise<void> {

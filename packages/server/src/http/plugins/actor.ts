@@ -1,5 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import { actorOf, operator, type Actor } from '../../domain/guilds/actor.js';
+import {
+  actorOf,
+  operator,
+  type CallerActor,
+  type OperatorActor,
+} from '../../domain/guilds/actor.js';
 import { invalid } from '../../errors/app-error.js';
 import { principalOf } from './auth.js';
 
@@ -26,8 +31,8 @@ export function auditReason(req: FastifyRequest): string | null {
 }
 
 /** The person or bot calling /api/v1 or /app/v1, with the request's reason. */
-export const actorOfRequest = (req: FastifyRequest): Actor =>
+export const actorOfRequest = (req: FastifyRequest): CallerActor =>
   actorOf(principalOf(req), auditReason(req));
 
 /** The operator calling /admin/v1, with the request's reason. */
-export const operatorOfRequest = (req: FastifyRequest): Actor => operator(auditReason(req));
+export const operatorOfRequest = (req: FastifyRequest): OperatorActor => operator(auditReason(req));

@@ -11,10 +11,11 @@ import { stats } from '../../domain/admin/stats.js';
 import {
   deleteUser,
   endUserSessions,
-  getUser,
   listUsers,
   updateUser,
 } from '../../domain/users/users.admin.js';
+import { getUser } from '../../domain/users/get-user.js';
+import { operatorOfRequest } from '../plugins/actor.js';
 import { openConnections } from '../../metrics/metrics.js';
 import type { ApiPlugin } from '../app.js';
 import { NoContent, num, params, responses } from '../schemas.js';
@@ -68,7 +69,7 @@ export const adminPeopleRoutes: ApiPlugin = async (app, { deps }) => {
         response: responses({ 200: AdminUserDetail }),
       },
     },
-    async (req) => getUser(d, Number(req.params.userId)),
+    async (req) => getUser(d, operatorOfRequest(req), Number(req.params.userId)),
   );
 
   app.patch(

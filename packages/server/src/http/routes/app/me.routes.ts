@@ -1,7 +1,6 @@
 import { DmList, MyGuilds, PatchMeBody, ReadBody, ReadStates, User } from '@parley/protocol';
 import {
   getMe,
-  getUser,
   leaveGuild,
   markRead,
   myDms,
@@ -9,7 +8,9 @@ import {
   patchMe,
   readStates,
 } from '../../../domain/me/me.service.js';
+import { getUser } from '../../../domain/users/get-user.js';
 import type { ApiPlugin } from '../../app.js';
+import { actorOfRequest } from '../../plugins/actor.js';
 import { principalOf } from '../../plugins/auth.js';
 import { NoContent, params, responses } from '../../schemas.js';
 import { APP_SECURITY, APP_TAGS } from './route-meta.js';
@@ -100,7 +101,7 @@ export const meRoutes: ApiPlugin = async (app, { deps }) => {
         response: responses({ 200: User }),
       },
     },
-    async (req) => getUser(d, principalOf(req), Number(req.params.userId)),
+    async (req) => getUser(d, actorOfRequest(req), Number(req.params.userId)),
   );
 
   app.put(
