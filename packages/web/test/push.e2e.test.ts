@@ -162,7 +162,13 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
         expect(String.fromCharCode(...got.sig)).toBe('PNG');
       }
       const sw = await page.evaluate(async () => {
-        const reg = await navigator.serviceWorker.ready;
+        // bounded: a worker whose install failed would leave `ready` pending for ever
+        const reg = await Promise.race([
+          navigator.serviceWorker.ready,
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error('the service worker was not ready in 30 s')), 30_000),
+          ),
+        ]);
         return { script: reg.active?.scriptURL, scope: reg.scope };
       });
       expect(sw).toEqual({ script: `${origin}/sw.js`, scope: `${origin}/` });
