@@ -22,6 +22,17 @@ import { buildApp, chromiumAvailable, launch, person, shot } from './helpers/bro
 // Everything else is real: the permission, the click, the POST, the gateway's visibility (op 3),
 // the server's sender, encryption and signature.
 
+// The page's globals, for the functions run inside it (this file is compiled without the DOM lib).
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const window: any;
+declare const document: any;
+declare const navigator: any;
+declare const PushManager: any;
+type PushSubscriptionOptionsInit = any;
+type PushSubscription = any;
+type HTMLImageElement = { naturalWidth: number };
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
 const ADMIN = 'browser-push-admin-token-0123456789';
 const PASSWORD = 'amber finch over lakes';
 const TIMEOUT = 15_000;
@@ -121,7 +132,10 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
       expect(href).toBe('/manifest.webmanifest');
       const manifest = await page.evaluate(async () => {
         const r = await fetch('/manifest.webmanifest');
-        return { type: r.headers.get('content-type'), body: await r.json() };
+        return {
+          type: r.headers.get('content-type'),
+          body: (await r.json()) as Record<string, unknown>,
+        };
       });
       expect(manifest.type).toMatch(/^application\/manifest\+json/);
       expect(manifest.body).toMatchObject({
@@ -148,7 +162,13 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
         expect(String.fromCharCode(...got.sig)).toBe('PNG');
       }
       const sw = await page.evaluate(async () => {
-        const reg = await navigator.serviceWorker.ready;
+        // bounded: a worker whose install failed would leave `ready` pending for ever
+        const reg = await Promise.race([
+          navigator.serviceWorker.ready,
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error('the service worker was not ready in 30 s')), 30_000),
+          ),
+        ]);
         return { script: reg.active?.scriptURL, scope: reg.scope };
       });
       expect(sw).toEqual({ script: `${origin}/sw.js`, scope: `${origin}/` });
@@ -221,7 +241,7 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
       const section = page.getByRole('region', { name: 'Notifications' });
       await section.waitFor({ timeout: TIMEOUT });
       // nothing asked before the click
-      expect(await page.evaluate(() => (window as any).__push.calls)).toBe(0); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(await page.evaluate(() => window.__push.calls)).toBe(0);
       await section.scrollIntoViewIfNeeded();
       await shot(page, '26-push-settings-off');
       const posted = page.waitForResponse(
@@ -239,7 +259,7 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
         '/app/v1/push-subscriptions/vapid-key',
         tokens['bob'],
       );
-      expect(await page.evaluate(() => (window as any).__push.key)).toBe(vapid.publicKey); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(await page.evaluate(() => window.__push.key)).toBe(vapid.publicKey);
 
       // Bob's tab is open and visible: a mention of bob and carol reaches carol only.
       await page.goto(`/g/${guildId}/${channelId}`);
@@ -296,18 +316,17 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
           tag: `channel:${channelId}`,
         }),
       });
-      const shown = await page.waitForFunction(
-        async () => {
+      // (an async predicate would be a Promise, truthy at once: poll an evaluate instead)
+      const shown = () =>
+        page.evaluate(async () => {
           const reg = await navigator.serviceWorker.ready;
           const n = await reg.getNotifications();
           return n.length > 0
             ? { title: n[0]!.title, body: n[0]!.body, tag: n[0]!.tag, data: n[0]!.data }
             : null;
-        },
-        undefined,
-        { timeout: TIMEOUT },
-      );
-      expect(await shown.jsonValue()).toEqual({
+        });
+      await expect.poll(shown, { timeout: TIMEOUT, interval: 100 }).not.toBeNull();
+      expect(await shown()).toEqual({
         title: 'alice in #general',
         body: 'hello from the push service',
         tag: `channel:${channelId}`,

@@ -20,6 +20,12 @@ const CONCURRENCY = 32;
 /** Pushes waiting beyond this are dropped (a notification is a hint: D66 never blocks a send). */
 const MAX_QUEUED = 10_000;
 const TIMEOUT_MS = 10_000;
+/**
+ * While nobody has a subscription (a server nobody enabled notifications on, the benchmarks),
+ * sends skip the planning queries; whether anyone has one is looked up again this often (a
+ * subscription made on another node counts from then on; one made here at once).
+ */
+const ANY_SUBS_RECHECK_MS = 10_000;
 
 interface Job {
   sub: { id: number; endpoint: string; p256dh: string; auth: string };
@@ -48,6 +54,8 @@ export class PushSender implements PushScheduler {
   private readonly idle = new Set<() => void>();
   private readonly agent: Agent;
   private readonly policy: TargetPolicy;
+  private anySubs: { value: boolean; at: number } | undefined;
+  private anySubsLookup: Promise<boolean> | undefined;
 
   constructor(
     private readonly domain: () => Domain,
@@ -84,6 +92,29 @@ export class PushSender implements PushScheduler {
     await this.agent.close();
   }
 
+  subscribed(): void {
+    this.anySubs = { value: true, at: Date.now() };
+  }
+
+  /** Has anyone a subscription? (cached: see ANY_SUBS_RECHECK_MS) */
+  private async anyone(): Promise<boolean> {
+    const c = this.anySubs;
+    if (c && Date.now() - c.at < ANY_SUBS_RECHECK_MS) return c.value;
+    this.anySubsLookup ??= this.domain()
+      .db.selectFrom('push_subscriptions')
+      .select('id')
+      .limit(1)
+      .executeTakeFirst()
+      .then((row) => {
+        this.anySubs = { value: row !== undefined, at: Date.now() };
+        return row !== undefined;
+      })
+      .finally(() => {
+        this.anySubsLookup = undefined;
+      });
+    return this.anySubsLookup;
+  }
+
   messageCreated(message: Message): void {
     if (!this.running) return;
     // An interaction's ephemeral reply is for its invoker's eyes only; bots' events never notify.
@@ -95,6 +126,7 @@ export class PushSender implements PushScheduler {
   }
 
   private async plan(m: Message): Promise<void> {
+    if (!(await this.anyone())) return;
     const d = this.domain();
     const targets = await notifyTargets(d, m);
     if (targets.length === 0) return;

@@ -6,4 +6,6 @@ import type { Message } from '@parley/protocol';
  */
 export interface PushScheduler {
   messageCreated(message: Message): void;
+  /** a subscription was just made on this node (the sender stops skipping its planning) */
+  subscribed(): void;
 }

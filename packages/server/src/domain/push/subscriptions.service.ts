@@ -65,6 +65,7 @@ export async function subscribePush(
       })
       .execute();
   });
+  d.push?.subscribed();
   return { id };
 }
 
