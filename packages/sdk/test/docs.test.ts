@@ -9,7 +9,17 @@ import { makeWorld, startServer, type TestBot, type TestServer } from './world.j
 // language tag; the runnable ones (js, mjs, ts) are extracted and executed against a real server
 // started here, with a real bot's token in the environment; the others are skipped by their tag.
 const RUNNABLE = new Set(['js', 'mjs', 'ts']);
-const NOT_RUNNABLE = new Set(['sh', 'bash', 'text', 'json', 'mermaid', 'http', 'yaml', 'diff', 'ini']);
+const NOT_RUNNABLE = new Set([
+  'sh',
+  'bash',
+  'text',
+  'json',
+  'mermaid',
+  'http',
+  'yaml',
+  'diff',
+  'ini',
+]);
 // Inside the repository (its node_modules resolve bare imports) but not in node_modules, so tsx
 // maps the workspace packages to their sources (tsconfig.json `paths`) as for any of our files.
 const WORK = path.join(REPO, '.cache/parley-doc-blocks');
