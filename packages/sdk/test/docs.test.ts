@@ -18,6 +18,7 @@ const NOT_RUNNABLE = new Set([
   'http',
   'yaml',
   'diff',
+  'markdown',
   'ini',
 ]);
 // Inside the repository (its node_modules resolve bare imports) but not in node_modules, so tsx
