@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { redisRetry, type RedisHealth } from '../health/health.js';
+import { FAIL_FAST_REDIS, redisRetry, type RedisHealth } from '../health/health.js';
 import { isRedisUnavailable } from '../storage/unreachable.js';
 import { isSignal, type Signal, type SignalBus } from './bus.js';
 
@@ -21,14 +21,7 @@ const loadIoredis = (): Promise<{ Redis: typeof Redis }> => (ioredis ??= import(
  * The subscriber subscribes again itself each time it is back (autoResubscribe off: the first
  * subscription is made the same way, also when Redis was down at start).
  */
-const PUBLISHER = {
-  lazyConnect: true,
-  enableOfflineQueue: false,
-  maxRetriesPerRequest: 0,
-  commandTimeout: 1000,
-  connectTimeout: 2000,
-  retryStrategy: redisRetry,
-} as const;
+const PUBLISHER = FAIL_FAST_REDIS;
 const SUBSCRIBER = {
   lazyConnect: true,
   enableOfflineQueue: false,

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Domain } from '../domain/context.js';
-import { redisRetry, type RedisHealth } from '../health/health.js';
+import { FAIL_FAST_REDIS, type RedisHealth } from '../health/health.js';
 
 /**
  * D51 PRESENCE_UPDATE {userId, status}: a user (person or bot) is online while it holds at least
@@ -63,14 +63,7 @@ export class PresenceTracker {
     // for one sent as the connection died): presence changes meanwhile are not announced
     // (presence is a hint too), ioredis reconnects by itself and the next refresh re-adds this
     // node's users.
-    const r = new Redis(this.o.redisUrl, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: 1000,
-      connectTimeout: 2000,
-      retryStrategy: redisRetry,
-    });
+    const r = new Redis(this.o.redisUrl, FAIL_FAST_REDIS);
     r.on('error', () => {});
     this.o.health?.watch(r);
     this.redis = r;

@@ -124,6 +124,21 @@ export class DatabaseHealth {
  */
 export const redisRetry = (times: number): number => Math.min(times * 100, 1000);
 
+/**
+ * D72: the options of every long-lived ioredis client that carries hints (signals, presence,
+ * visibility, rate-limit buckets): while the connection is down a command fails at once (no
+ * offline queue, no retries per request; a command timeout for one sent just before the
+ * connection died) instead of piling up in memory, and ioredis reconnects on its own.
+ */
+export const FAIL_FAST_REDIS = {
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: 1000,
+  connectTimeout: 2000,
+  retryStrategy: redisRetry,
+} as const;
+
 /** What health watches on an ioredis client (kept structural: ioredis loads lazily). */
 export interface RedisEvents {
   on(event: 'error', listener: (err: Error) => void): unknown;

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { redisRetry, type RedisHealth } from '../health/health.js';
+import { FAIL_FAST_REDIS, type RedisHealth } from '../health/health.js';
 
 const LIVENESS_TTL_S = 30;
 const REFRESH_MS = 10_000;
@@ -42,14 +42,7 @@ export class VisibilityTracker {
     if (this.o.redisUrl === undefined || this.redis) return;
     const { Redis } = await loadIoredis();
     // D72: as presence: commands fail at once while Redis is down; the refresh heals.
-    const r = new Redis(this.o.redisUrl, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: 1000,
-      connectTimeout: 2000,
-      retryStrategy: redisRetry,
-    });
+    const r = new Redis(this.o.redisUrl, FAIL_FAST_REDIS);
     r.on('error', () => {});
     this.o.health?.watch(r);
     this.redis = r;

@@ -3,7 +3,7 @@ import type { RateSpec } from '../config/config.js';
 import type { Clock } from '../ids/clock.js';
 import type { RateLimiter } from './limiter.js';
 import { decide, type Decision } from './token-bucket.js';
-import { redisRetry, type RedisHealth } from '../health/health.js';
+import { FAIL_FAST_REDIS, type RedisHealth } from '../health/health.js';
 
 /**
  * D27: the same token bucket as token-bucket.ts (`refill` + the comparison in `decide`), written
@@ -64,9 +64,6 @@ export interface RedisLimiterOptions {
   health?: RedisHealth;
 }
 
-/** D72: a decision waits at most this long for Redis's answer before the node decides alone. */
-const COMMAND_TIMEOUT_MS = 1000;
-
 /**
  * Several nodes: buckets in Redis. The connection is opened on first use (the CLI builds the
  * services without ever deciding). When Redis is unreachable a decision fails AT ONCE — no
@@ -86,17 +83,9 @@ export class RedisRateLimiter implements RateLimiter {
     this.clock = opts.clock;
     this.health = opts.health;
     // `new Redis(url)` reads options from the URL's query too, e.g. `?keyPrefix=staging:`.
-    // D72: while the connection is down a command fails at once instead of queueing (offline
-    // queue off, no retries per request); one sent just before the connection died fails after
-    // COMMAND_TIMEOUT_MS. ioredis keeps reconnecting on its own.
-    const redis = new Redis(url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2_000,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-      retryStrategy: redisRetry,
-    });
+    // D72: while the connection is down a decision fails at once and the node decides alone;
+    // one sent just before the connection died waits at most FAIL_FAST_REDIS's command timeout.
+    const redis = new Redis(url, FAIL_FAST_REDIS);
     // Failed commands reject on their own; the outage is logged once (health/health.ts). This
     // listener keeps ioredis from throwing or printing every reconnection attempt.
     redis.on('error', () => {});
