@@ -5,6 +5,7 @@
  * is the measurement.
  *
  *   npx tsx bench/send-quick.ts [connections=50] [seconds=3] [rounds=2] [cases=sqlite,pg,floor,floor-pg,floor-pg-batch]
+ *   (also `sqlite-rich`: issue 24's send with a mention and a reply)
  *
  * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. BENCH_BASE_SCRIPT=<an
  * earlier build's packages/server/dist/parley.js> adds the case `sqlite-base`: that build, for a
@@ -30,10 +31,17 @@ interface Target {
   pid: number;
   path: string;
   token: (i: number) => string;
+  /** the request body (issue 24's `sqlite-rich` sends a mention and a reply) */
+  body: string;
   dispose: () => Promise<void>;
 }
 
-async function parley(name: string, postgres: boolean, script?: string): Promise<Target> {
+async function parley(
+  name: string,
+  postgres: boolean,
+  script?: string,
+  rich = false,
+): Promise<Target> {
   const before = process.env['BENCH_SERVER_SCRIPT'];
   if (script !== undefined) process.env['BENCH_SERVER_SCRIPT'] = script;
   let s: ParleyServer;
@@ -50,11 +58,27 @@ async function parley(name: string, postgres: boolean, script?: string): Promise
   const op = new Operator(s);
   const world = await buildWorld(op, 50);
   op.close();
+  const path = `/api/v1/channels/${world.channelId}/messages`;
+  let body = BODY;
+  if (rich) {
+    // Issue 24: as bench/send's "mention + reply" case — a reply that mentions the second bot.
+    const first = new HttpClient(s.origin);
+    const answered = await first.expect('POST', path, 200, {
+      token: world.bots[0]?.token,
+      body: { content: 'the message every rich send replies to' },
+    });
+    first.close();
+    body = JSON.stringify({
+      content: `<@${world.bots[1]?.userId ?? 0}> a benchmark reply of ordinary length.`,
+      messageReference: { messageId: (answered.body as { id: number }).id },
+    });
+  }
   return {
     name,
     origin: s.origin,
     pid: s.proc.pid,
-    path: `/api/v1/channels/${world.channelId}/messages`,
+    path,
+    body,
     token: (i) => world.bots[i % world.bots.length]?.token ?? '',
     dispose: () => s.dispose(),
   };
@@ -67,6 +91,7 @@ async function floor(name: string, mode: 'sqlite' | 'pg' | 'pg-batch'): Promise<
     origin: f.origin,
     pid: f.proc.pid,
     path: '/api/v1/channels/1/messages',
+    body: BODY,
     token: (i) => `floor-${i % 50}`,
     dispose: () => f.dispose(),
   };
@@ -74,6 +99,7 @@ async function floor(name: string, mode: 'sqlite' | 'pg' | 'pg-batch'): Promise<
 
 const makers: Record<string, () => Promise<Target>> = {
   sqlite: () => parley('send (SQLite)', false),
+  'sqlite-rich': () => parley('send (SQLite, mention + reply)', false, undefined, true),
   'sqlite-base': () =>
     parley('send (SQLite, base build)', false, process.env['BENCH_BASE_SCRIPT'] ?? ''),
   pg: () => parley('send (PostgreSQL)', true),
@@ -88,7 +114,7 @@ for (const c of cases) targets.push(await (makers[c] as () => Promise<Target>)()
 try {
   for (const t of targets) {
     const probe = new HttpClient(t.origin);
-    await probe.expect('POST', t.path, 200, { token: t.token(0), body: JSON.parse(BODY) });
+    await probe.expect('POST', t.path, 200, { token: t.token(0), body: JSON.parse(t.body) });
     probe.close();
   }
   const rows: Record<string, Array<{ rps: number; cpu: number }>> = {};
@@ -99,7 +125,7 @@ try {
           origin: t.origin,
           path: t.path,
           method: 'POST',
-          body: BODY,
+          body: t.body,
           connections,
           durationS,
           connectionHeaders: (i) => ({ authorization: `Bearer ${t.token(i)}` }),

@@ -1,4 +1,4 @@
-import { CompiledQuery, PostgresAdapter } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Compilable } from 'kysely';
 import type { Db } from './db.js';
 
 /**
@@ -45,3 +45,33 @@ export function tuples(count: number, tuple: string): string {
 }
 
 const tupleCache = new Map<string, string>();
+
+const builtCache = new Map<string, string>();
+
+/**
+ * A query written with the query builder but compiled once per dialect and shape (`key`), then
+ * run with `params` bound in the order the builder placed its values (issue 24: a reply's read
+ * of the message it answers and the mention checks cost more to build and compile than SQLite
+ * took to run them). `build` is called with placeholder values only the first time; a shape
+ * whose value count differs from `params` is a programming error and throws.
+ */
+export async function builtOnce<R>(
+  db: Db,
+  key: string,
+  build: () => Compilable<R>,
+  params: readonly unknown[],
+): Promise<R[]> {
+  const k = `${isPostgres(db) ? 'pg' : 'sqlite'}:${key}`;
+  let text = builtCache.get(k);
+  if (text === undefined) {
+    const compiled = build().compile();
+    if (compiled.parameters.length !== params.length)
+      throw new Error(
+        `builtOnce(${key}): ${compiled.parameters.length} values, ${params.length} given`,
+      );
+    text = compiled.sql;
+    if (builtCache.size > 1000) builtCache.clear();
+    builtCache.set(k, text);
+  }
+  return (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
+}

@@ -1,5 +1,6 @@
 import type { AppGuild, Channel } from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
+import { builtOnce } from '../../storage/raw-sql.js';
 import type { Domain } from '../context.js';
 import { guildView } from './guild-view.js';
 
@@ -22,30 +23,37 @@ export async function viewGroups(
   /** D63: bot members too (for a people's event that subscribed bots may also receive) */
   withBots = false,
 ): Promise<ViewGroup[]> {
-  const guild = await trx
-    .selectFrom('guilds')
-    .select('owner_id')
-    .where('id', '=', guildId)
-    .executeTakeFirst();
-  if (!guild) return [];
-  let people = trx
-    .selectFrom('members as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select('m.user_id')
-    .where('m.guild_id', '=', guildId);
-  if (!withBots) people = people.where('u.is_bot', '=', 0);
-  if (only !== undefined) {
-    if (only.length === 0) return [];
-    people = people.where('m.user_id', 'in', [...only]);
-  }
-  const [members, memberRoles] = await Promise.all([
-    people.orderBy('m.user_id', 'asc').execute(),
-    trx
-      .selectFrom('member_roles')
-      .select(['user_id', 'role_id'])
-      .where('guild_id', '=', guildId)
-      .execute(),
+  if (only !== undefined && only.length === 0) return [];
+  // Compiled once per shape (storage/raw-sql.ts): a send that mentions someone runs this.
+  const n = only?.length ?? 0;
+  const peopleQuery = (guild: number, ids: readonly number[]) => {
+    let q = trx
+      .selectFrom('members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select('m.user_id')
+      .where('m.guild_id', '=', guild);
+    if (!withBots) q = q.where('u.is_bot', '=', 0);
+    if (ids.length > 0) q = q.where('m.user_id', 'in', [...ids]);
+    return q.orderBy('m.user_id', 'asc');
+  };
+  let rolesQuery = trx
+    .selectFrom('member_roles')
+    .select(['user_id', 'role_id'])
+    .where('guild_id', '=', guildId);
+  if (only !== undefined) rolesQuery = rolesQuery.where('user_id', 'in', [...only]);
+  // A message that mentions only bots (or people no longer members) names nobody: one read.
+  const members = await builtOnce(
+    trx,
+    `view-members:${withBots ? 'all' : 'people'}:${n}`,
+    () => peopleQuery(0, new Array<number>(n).fill(0)),
+    withBots ? [guildId, ...(only ?? [])] : [guildId, 0, ...(only ?? [])],
+  );
+  if (members.length === 0) return [];
+  const [guild, memberRoles] = await Promise.all([
+    trx.selectFrom('guilds').select('owner_id').where('id', '=', guildId).executeTakeFirst(),
+    rolesQuery.execute(),
   ]);
+  if (!guild) return [];
   const rolesOf = new Map<number, number[]>();
   for (const r of memberRoles) {
     const list = rolesOf.get(Number(r.user_id)) ?? [];

@@ -1,6 +1,7 @@
 import type { AllowedMentions } from '@parley/protocol';
 import { Permission } from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
+import { builtOnce } from '../../storage/raw-sql.js';
 import { has } from '../permissions/permissions.js';
 
 /**
@@ -41,6 +42,8 @@ export interface ResolvedMentions {
   mentions: number[];
   mentionRoles: number[];
   mentionEveryone: boolean;
+  /** guild messages: which of `mentions` are people (the only ones D66 addresses) */
+  mentionedPeople?: number[];
 }
 
 /**
@@ -79,31 +82,56 @@ export async function resolveMentions(
     if (ping && !wantUsers.includes(o.repliedUserId)) wantUsers.push(o.repliedUserId);
   }
   let mentions: number[] = [];
+  let mentionedPeople: number[] | undefined = o.guildId === null ? undefined : [];
   if (wantUsers.length > 0) {
     if (o.guildId === null) {
       const parties = new Set(o.dmUserIds ?? []);
       mentions = wantUsers.filter((id) => parties.has(id));
     } else {
-      const rows = await db
-        .selectFrom('members')
-        .select('user_id')
-        .where('guild_id', '=', o.guildId)
-        .where('user_id', 'in', wantUsers)
-        .execute();
+      // Which of them are people too (D66 addresses only people): the send needs no second read.
+      const rows = await builtOnce(
+        db,
+        `members-in:${wantUsers.length}`,
+        () =>
+          db
+            .selectFrom('members as m')
+            .innerJoin('users as u', 'u.id', 'm.user_id')
+            .select(['m.user_id', 'u.is_bot'])
+            .where('m.guild_id', '=', 0)
+            .where(
+              'm.user_id',
+              'in',
+              wantUsers.map(() => 0),
+            ),
+        [o.guildId, ...wantUsers],
+      );
       const members = new Set(rows.map((r) => Number(r.user_id)));
+      const people = new Set(
+        rows.filter((r) => Number(r.is_bot) === 0).map((r) => Number(r.user_id)),
+      );
       mentions = wantUsers.filter((id) => members.has(id));
+      mentionedPeople = mentions.filter((id) => people.has(id));
     }
   }
   const mayEveryone = o.guildId !== null && has(o.permissions, Permission.MENTION_EVERYONE);
   let mentionRoles: number[] = [];
   const wantRoles = written.roles.filter(roleOk).filter((id) => id !== o.guildId);
   if (o.guildId !== null && wantRoles.length > 0) {
-    const rows = await db
-      .selectFrom('roles')
-      .select(['id', 'mentionable'])
-      .where('guild_id', '=', o.guildId)
-      .where('id', 'in', wantRoles)
-      .execute();
+    const rows = await builtOnce(
+      db,
+      `roles-in:${wantRoles.length}`,
+      () =>
+        db
+          .selectFrom('roles')
+          .select(['id', 'mentionable'])
+          .where('guild_id', '=', 0)
+          .where(
+            'id',
+            'in',
+            wantRoles.map(() => 0),
+          ),
+      [o.guildId, ...wantRoles],
+    );
     // D61/D62: a mentionable role notifies whoever writes it; any other only with
     // MENTION_EVERYONE (D57).
     const known = new Set(
@@ -112,5 +140,10 @@ export async function resolveMentions(
     mentionRoles = wantRoles.filter((id) => known.has(id));
   }
   const mentionEveryone = written.everyone && parse.has('everyone') && mayEveryone;
-  return { mentions, mentionRoles, mentionEveryone };
+  return {
+    mentions,
+    mentionRoles,
+    mentionEveryone,
+    ...(mentionedPeople ? { mentionedPeople } : {}),
+  };
 }

@@ -120,6 +120,7 @@ async function send(
   // would queue behind the group commits and cost each send a second turn on the connection
   // (bench/send's "mention + reply" case). On PostgreSQL they are read first, on the pool, so
   // the group's transaction stays short.
+  let mentionedPeople: number[] | undefined;
   const rich = async (db: Db) => {
     let referenced: ReferencedMessage | undefined;
     let repliedUserId: number | undefined;
@@ -144,6 +145,7 @@ async function send(
       });
       extra.mentions = m.mentions;
       extra.mentionRoles = m.mentionRoles;
+      mentionedPeople = m.mentionedPeople;
       if (m.mentionEveryone) extra.mentionEveryone = true;
     }
     return referenced;
@@ -157,7 +159,8 @@ async function send(
   // D66: whom it addresses (no query for a guild message that mentions nobody), marked unread
   // for them in the same transaction: mention counts kept as messages arrive. Read where the
   // mentions are read (inside the transaction on SQLite, before it on PostgreSQL).
-  const addressedIn = (db: Db) => addressedPeople(db, addressedOf(t, id, p.userId, extra));
+  const addressedIn = (db: Db) =>
+    addressedPeople(db, addressedOf(t, id, p.userId, extra, mentionedPeople));
   const inside = d.dialect === 'sqlite';
   let addressed = inside ? undefined : await addressedIn(d.db);
   let row!: MessageRow;
@@ -322,6 +325,7 @@ const addressedOf = (
   id: number,
   authorId: number,
   extra: MessageExtra,
+  mentionedPeople?: readonly number[],
 ): AddressedMessage => ({
   id,
   channelId: t.channelId,
@@ -331,6 +335,7 @@ const addressedOf = (
   mentionRoles: extra.mentionRoles ?? [],
   mentionEveryone: extra.mentionEveryone === true,
   dmUserIds: t.scope.kind === 'dm' ? t.scope.userIds : undefined,
+  mentionedPeople,
 });
 
 /** D65: components are a bot's (a person's → 400), checked beyond their schema. */

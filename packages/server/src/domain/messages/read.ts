@@ -1,6 +1,7 @@
 import type { Message, Reaction, ReferencedMessage } from '@parley/protocol';
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.js';
+import { builtOnce } from '../../storage/raw-sql.js';
 import { messageView, type MessageRow } from '../views.js';
 import { readExtra } from './extra.js';
 
@@ -106,8 +107,11 @@ export async function findInChannel(
   channelId: number,
   messageId: number,
 ): Promise<MessageRow | undefined> {
-  return selectMessages(db)
-    .where('m.id', '=', messageId)
-    .where('m.channel_id', '=', channelId)
-    .executeTakeFirst();
+  const rows = await builtOnce(
+    db,
+    'message-in-channel',
+    () => selectMessages(db).where('m.id', '=', 0).where('m.channel_id', '=', 0),
+    [messageId, channelId],
+  );
+  return rows[0];
 }

@@ -16,6 +16,8 @@ export interface AddressedMessage {
   mentionEveryone: boolean;
   /** a DM's two parties */
   dmUserIds?: readonly number[] | undefined;
+  /** which of `mentions` are people, when the caller has read it (saves a read when none is) */
+  mentionedPeople?: readonly number[] | undefined;
 }
 
 export type AddressReason = 'dm' | 'mention';
@@ -47,7 +49,7 @@ export async function addressedPeople(
   if (!m.mentionEveryone && m.mentions.length === 0 && m.mentionRoles.length === 0) return out;
   let only: number[] | undefined;
   if (!m.mentionEveryone) {
-    const set = new Set(m.mentions);
+    const set = new Set(m.mentionedPeople ?? m.mentions);
     if (m.mentionRoles.length > 0) {
       const rows = await db
         .selectFrom('member_roles')
