@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { isPostgres, rawQuery } from '../storage/raw-sql.js';
+import { isPostgres, rawQuery, tuples } from '../storage/raw-sql.js';
 
 /**
  * The event log (issue 15): every event once, with its recipient bots, in one commit-ordered
@@ -103,6 +103,32 @@ export async function appendEvent(
   const r = rows[0];
   if (!r) throw new Error('event_log insert returned nothing');
   return { xid: Number(r.xid), pos: Number(r.pos) };
+}
+
+/**
+ * PostgreSQL (issue 29): the events of one group commit in one statement, their keys in the
+ * order given — PostgreSQL returns the rows of an `INSERT … VALUES … RETURNING` in the order of
+ * its VALUES, and `pos` (a sequence) is drawn in that order. One transaction, so one xid.
+ */
+export async function appendEvents(
+  trx: Db,
+  events: ReadonlyArray<{
+    type: string;
+    data: string;
+    recipientSet: number;
+    now: number;
+    audience: string | null;
+  }>,
+): Promise<LogKey[]> {
+  const rows = await rawQuery<{ pos: number; xid: number }>(
+    trx,
+    'insert into "event_log" ("xid", "type", "data", "recipients", "created_at", "audience") ' +
+      `values ${tuples(events.length, '(pg_current_xact_id()::text::bigint, ?, ?, ?, ?, ?)')} ` +
+      'returning "pos", "xid"',
+    events.flatMap((e) => [e.type, e.data, e.recipientSet, e.now, e.audience]),
+  );
+  if (rows.length !== events.length) throw new Error('event_log insert returned too few rows');
+  return rows.map((r) => ({ xid: Number(r.xid), pos: Number(r.pos) }));
 }
 
 interface RawRow {

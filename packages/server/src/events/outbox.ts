@@ -13,7 +13,16 @@ import type { Clock } from '../ids/clock.js';
 import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db } from '../storage/db.js';
 import type { CommitHooks } from './commit-hooks.js';
-import { appendEvent, recipientSet, recipientsText, type LogRow } from './log.js';
+import { batchAtGroupEnd, oncePerGroup } from '../storage/group-commit.js';
+import { isPostgres } from '../storage/raw-sql.js';
+import {
+  appendEvent,
+  appendEvents,
+  recipientSet,
+  recipientsText,
+  type LogKey,
+  type LogRow,
+} from './log.js';
 import { serializeData, webhookBody } from './serialize.js';
 
 /**
@@ -83,8 +92,9 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       const people: PeopleDispatch = { type, data, audience };
       this.o.hooks.afterCommit(trx, () => this.o.people(people));
     }
-    // One version read for the recipients and the webhook targets (derived-cache.ts `now`).
-    const pin = this.o.cache.now();
+    // One version read for the recipients and the webhook targets (derived-cache.ts `now`), and
+    // for every member of a group commit (storage/group-commit.ts oncePerGroup).
+    const pin = oncePerGroup(trx, 'cache-version', () => this.o.cache.now());
     const version = typeof pin === 'number' ? pin : await pin;
     // D34 decides who may receive it; D63: beyond the eight, only the bots that subscribed.
     const bots = await filterBySubscription(
@@ -119,22 +129,40 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       this.o.hooks.afterCommit(trx, () => this.rememberSet(e.recipients, id));
     }
     const audience = e.audience === null ? null : JSON.stringify(e.audience);
-    const key = await appendEvent(trx, {
-      type: e.type,
-      data: e.data,
-      recipientSet: set,
-      now,
-      audience,
-    });
-    const row: LogRow = {
-      ...key,
+    const row: { -readonly [K in keyof LogRow]: LogRow[K] } = {
+      xid: 0,
+      pos: 0,
       type: e.type,
       data: e.data,
       recipients: e.recipients,
       createdAt: now,
       audience,
     };
-    this.o.logged?.(row);
+    const logged = this.o.logged;
+    const fields = { type: e.type, data: e.data, recipientSet: set, now, audience };
+    // Issue 29: on PostgreSQL a group commit's events go in one statement at the group's end
+    // (storage/group-commit.ts); the row's key is known from then on — before the COMMIT, so
+    // before anything reads it (this node's note of its own rows, the after-commit fan-out).
+    const later =
+      isPostgres(trx) &&
+      batchAtGroupEnd(trx, 'event_log', { fields, row }, async (t, items) => {
+        const keys = await appendEvents(
+          t,
+          items.map((i) => i.fields),
+        );
+        items.forEach((i, n) => {
+          const key = keys[n] as LogKey;
+          i.row.xid = key.xid;
+          i.row.pos = key.pos;
+          logged?.(i.row);
+        });
+      });
+    if (!later) {
+      const key = await appendEvent(trx, fields);
+      row.xid = key.xid;
+      row.pos = key.pos;
+      logged?.(row);
+    }
     return row;
   }
 
@@ -161,7 +189,7 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     // after the transaction's own work, since this call cannot wait for the write.
     this.o.hooks.beforeCommit(trx, async (t) => {
       // D63: a people's type reaches the bots that subscribed to it (and may see it, D34)
-      const pin = this.o.cache.now();
+      const pin = oncePerGroup(t, 'cache-version', () => this.o.cache.now());
       const version = typeof pin === 'number' ? pin : await pin;
       const subscribed = (await subscribers(t, this.o.cache, version)).has(e.type)
         ? await filterBySubscription(

@@ -71,10 +71,12 @@ export class GroupCommit {
     };
     try {
       await this.db.transaction().execute(async (trx) => {
-        const lastly: GroupEndWork[] = [];
-        groupEnd.set(trx.getExecutor(), lastly);
+        const state: GroupState = { lastly: [], member: 0, batches: new Map(), memo: new Map() };
+        const lastly = state.lastly;
+        groupEnd.set(trx.getExecutor(), state);
         try {
-          for (const job of jobs) {
+          for (const [index, job] of jobs.entries()) {
+            state.member = index;
             // No RELEASE: the next member's savepoint nests inside this one and ROLLBACK TO
             // names the innermost, so a release would be one more round trip for nothing.
             await trx.executeQuery(SAVEPOINT);
@@ -84,6 +86,9 @@ export class GroupCommit {
             } catch (err) {
               // Undo this member's writes only; if even that fails, the whole group rolls back.
               await trx.executeQuery(ROLLBACK_TO);
+              // ...and the rows it queued for the group's end (batchAtGroupEnd) with them.
+              for (const batch of state.batches.values())
+                batch.rows = batch.rows.filter((r) => r.member !== index);
               job.reject(err);
               continue;
             }
@@ -113,8 +118,21 @@ export class GroupCommit {
 }
 
 type GroupEndWork = (trx: Db) => Promise<void>;
-/** the work queued by atGroupEnd, by the running group's executor (one per transaction) */
-const groupEnd = new WeakMap<object, GroupEndWork[]>();
+interface Batch {
+  rows: Array<{ member: number; row: unknown }>;
+}
+interface GroupState {
+  /** the work queued by atGroupEnd and batchAtGroupEnd, in the order it was queued */
+  lastly: GroupEndWork[];
+  /** the member running now (members run one after another) */
+  member: number;
+  /** batchAtGroupEnd's rows, by kind */
+  batches: Map<string, Batch>;
+  /** oncePerGroup's values, by key */
+  memo: Map<string, unknown>;
+}
+/** the running group's state, by its executor (one per transaction) */
+const groupEnd = new WeakMap<object, GroupState>();
 
 /**
  * Run `fn` in the transaction of the group `trx` belongs to, once its last member has run and
@@ -126,9 +144,42 @@ const groupEnd = new WeakMap<object, GroupEndWork[]>();
  * the caller does the work itself, now.
  */
 export function atGroupEnd(trx: Db, fn: GroupEndWork): boolean {
-  const list = groupEnd.get(trx.getExecutor());
-  if (!list) return false;
-  list.push(fn);
+  const state = groupEnd.get(trx.getExecutor());
+  if (!state) return false;
+  state.lastly.push(fn);
+  return true;
+}
+
+/**
+ * Issue 29: `row` joins the group's batch of its `kind`, which `write` writes in one multi-row
+ * statement once the last member has run (before COMMIT): one round trip per group instead of
+ * one per member — on PostgreSQL each statement is a round trip to the server. A member that
+ * fails and is rolled back to its savepoint takes its rows out of every batch. Only for writes
+ * that no later statement of the group reads or references, and that cannot fail on one
+ * member's input (values the server made, no constraint a request could break): a failure of
+ * `write` fails the whole group, as a failed COMMIT does. False when `trx` is no running group's:
+ * the caller writes now.
+ */
+export function batchAtGroupEnd<R>(
+  trx: Db,
+  kind: string,
+  row: R,
+  write: (trx: Db, rows: R[]) => Promise<void>,
+): boolean {
+  const state = groupEnd.get(trx.getExecutor());
+  if (!state) return false;
+  let batch = state.batches.get(kind);
+  if (!batch) {
+    const fresh: Batch = { rows: [] };
+    state.batches.set(kind, fresh);
+    state.lastly.push(async (t) => {
+      state.batches.delete(kind);
+      const rows = fresh.rows.map((r) => r.row as R);
+      if (rows.length > 0) await write(t, rows);
+    });
+    batch = fresh;
+  }
+  batch.rows.push({ member: state.member, row });
   return true;
 }
 
@@ -139,4 +190,19 @@ interface Job {
   cb: (trx: Db) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
+}
+
+/**
+ * A value made once per group and shared by its members (the first member to ask makes it), or
+ * made now outside a group. Issue 29: the derived cache's version, which must be read after a
+ * lookup's request began — every member's request began before its group started, so one read
+ * at the group's first lookup serves them all (on PostgreSQL a round trip per member less).
+ */
+export function oncePerGroup<T>(trx: Db, key: string, make: () => T): T {
+  const state = groupEnd.get(trx.getExecutor());
+  if (!state) return make();
+  if (state.memo.has(key)) return state.memo.get(key) as T;
+  const value = make();
+  state.memo.set(key, value);
+  return value;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { CommitHooks } from '../../src/events/commit-hooks.js';
-import { atGroupEnd } from '../../src/storage/group-commit.js';
+import { atGroupEnd, batchAtGroupEnd, oncePerGroup } from '../../src/storage/group-commit.js';
 import { migrate, openDatabase, sql, type DatabaseHandle, type Db } from '../../src/storage/db.js';
 import { PG_URL, postgresAvailable } from '../helpers/harness.js';
 
@@ -203,6 +203,39 @@ describe.each([
       );
       expect(committedWhenAnswered.every((n) => n === 1)).toBe(true);
       expect((await stored(ids)).length).toBe(ids.length);
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'batchAtGroupEnd (issue 29): members’ rows in one write at the group’s end, a failed member’s left out; oncePerGroup made once',
+    async () => {
+      const [a, b, c] = [nextId++, nextId++, nextId++];
+      const writes: number[][] = [];
+      let made = 0;
+      const shared: number[] = [];
+      const run = (id: number, fail: boolean) =>
+        db.transaction().execute(async (trx) => {
+          shared.push(oncePerGroup(trx, 'k', () => ++made));
+          const queued = batchAtGroupEnd(trx, 'events', id, async (t, rows) => {
+            writes.push(rows);
+            // one multi-row write, before COMMIT
+            expect(await stored(rows)).toEqual([]);
+            for (const r of rows) await addEvent(t, r);
+          });
+          expect(queued).toBe(true);
+          if (fail) throw new Error('no');
+          return id;
+        });
+      const settled = await Promise.allSettled([run(a, false), run(b, true), run(c, false)]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(writes).toEqual([[a, c]]);
+      expect(await stored([a, b, c])).toEqual([a, c]);
+      expect(made).toBe(1);
+      expect(shared).toEqual([1, 1, 1]);
+      // outside a group: no batch (the caller writes now), and a value made each time
+      expect(batchAtGroupEnd(h.db, 'events', 0, async () => {})).toBe(false);
+      expect(oncePerGroup(h.db, 'k', () => ++made)).toBe(2);
+      expect(oncePerGroup(h.db, 'k', () => ++made)).toBe(3);
     },
   );
 

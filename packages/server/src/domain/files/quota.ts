@@ -4,7 +4,8 @@ import type { Config } from '../../config/config.js';
 import { AppError } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
 import { sql, type Db } from '../../storage/db.js';
-import { rawQuery } from '../../storage/raw-sql.js';
+import { batchAtGroupEnd } from '../../storage/group-commit.js';
+import { isPostgres, rawQuery, tuples } from '../../storage/raw-sql.js';
 import type { Database } from '../../storage/schema.js';
 
 /**
@@ -120,13 +121,36 @@ export async function countMessageForQuota(
   userId: number,
   now: number,
 ): Promise<void> {
-  // Fixed SQL: runs with every message (storage/raw-sql.ts).
+  const day = periodOf(now).day;
+  // Issue 29: on PostgreSQL, one statement for the whole group commit at its end (the count is
+  // read only by an upload's limit check, which may then miss this group's messages — it errs
+  // by a few messages towards the stricter limit, never past it).
+  if (isPostgres(trx) && batchAtGroupEnd(trx, 'messages_sent', { userId, day }, countMessages))
+    return;
+  await countMessages(trx, [{ userId, day }]);
+}
+
+/** Fixed SQL: runs with every message (storage/raw-sql.ts). */
+async function countMessages(
+  trx: Db,
+  sends: ReadonlyArray<{ userId: number; day: number }>,
+): Promise<void> {
+  // One row per author and day (a statement may not touch a row twice), in key order: two
+  // groups committing at once then lock the rows they share in the same order.
+  const per = new Map<string, { userId: number; day: number; n: number }>();
+  for (const s of sends) {
+    const k = `${s.userId}:${s.day}`;
+    const had = per.get(k);
+    if (had) had.n++;
+    else per.set(k, { ...s, n: 1 });
+  }
+  const rows = [...per.values()].sort((a, b) => a.userId - b.userId || a.day - b.day);
   await rawQuery(
     trx,
     'insert into "upload_usage_daily" ("user_id", "day", "bytes_used", "messages_sent") ' +
-      'values (?, ?, 0, 1) on conflict ("user_id", "day") do update set ' +
-      '"messages_sent" = "upload_usage_daily"."messages_sent" + 1',
-    [userId, periodOf(now).day],
+      `values ${tuples(rows.length, '(?, ?, 0, ?)')} on conflict ("user_id", "day") do update set ` +
+      '"messages_sent" = "upload_usage_daily"."messages_sent" + "excluded"."messages_sent"',
+    rows.flatMap((r) => [r.userId, r.day, r.n]),
   );
 }
 
