@@ -106,9 +106,10 @@ export async function appendEvent(
 }
 
 /**
- * PostgreSQL (issue 29): the events of one group commit in one statement, their keys in the
- * order given — PostgreSQL returns the rows of an `INSERT … VALUES … RETURNING` in the order of
- * its VALUES, and `pos` (a sequence) is drawn in that order. One transaction, so one xid.
+ * Issue 29: the events of one group commit in one statement, their keys in the order given. The
+ * rows are inserted in the order of the VALUES, and `pos` grows with each (PostgreSQL: drawn from
+ * its sequence row by row; SQLite: AUTOINCREMENT), so the keys sorted by `pos` are the events'
+ * keys in order — whatever order RETURNING lists them in (SQLite leaves it undefined).
  */
 export async function appendEvents(
   trx: Db,
@@ -120,15 +121,17 @@ export async function appendEvents(
     audience: string | null;
   }>,
 ): Promise<LogKey[]> {
+  const xid = isPostgres(trx) ? 'pg_current_xact_id()::text::bigint' : '0';
   const rows = await rawQuery<{ pos: number; xid: number }>(
     trx,
     'insert into "event_log" ("xid", "type", "data", "recipients", "created_at", "audience") ' +
-      `values ${tuples(events.length, '(pg_current_xact_id()::text::bigint, ?, ?, ?, ?, ?)')} ` +
-      'returning "pos", "xid"',
+      `values ${tuples(events.length, `(${xid}, ?, ?, ?, ?, ?)`)} returning "pos", "xid"`,
     events.flatMap((e) => [e.type, e.data, e.recipientSet, e.now, e.audience]),
   );
   if (rows.length !== events.length) throw new Error('event_log insert returned too few rows');
-  return rows.map((r) => ({ xid: Number(r.xid), pos: Number(r.pos) }));
+  return rows
+    .map((r) => ({ xid: Number(r.xid), pos: Number(r.pos) }))
+    .sort((a, b) => a.pos - b.pos);
 }
 
 interface RawRow {

@@ -14,7 +14,6 @@ import type { SnowflakeGenerator } from '../ids/snowflake.js';
 import type { Db } from '../storage/db.js';
 import type { CommitHooks } from './commit-hooks.js';
 import { batchAtGroupEnd, oncePerGroup } from '../storage/group-commit.js';
-import { isPostgres } from '../storage/raw-sql.js';
 import {
   appendEvent,
   appendEvents,
@@ -140,23 +139,21 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     };
     const logged = this.o.logged;
     const fields = { type: e.type, data: e.data, recipientSet: set, now, audience };
-    // Issue 29: on PostgreSQL a group commit's events go in one statement at the group's end
+    // Issue 29: a group commit's events go in one statement at the group's end
     // (storage/group-commit.ts); the row's key is known from then on — before the COMMIT, so
     // before anything reads it (this node's note of its own rows, the after-commit fan-out).
-    const later =
-      isPostgres(trx) &&
-      batchAtGroupEnd(trx, 'event_log', { fields, row }, async (t, items) => {
-        const keys = await appendEvents(
-          t,
-          items.map((i) => i.fields),
-        );
-        items.forEach((i, n) => {
-          const key = keys[n] as LogKey;
-          i.row.xid = key.xid;
-          i.row.pos = key.pos;
-          logged?.(i.row);
-        });
+    const later = batchAtGroupEnd(trx, 'event_log', { fields, row }, async (t, items) => {
+      const keys = await appendEvents(
+        t,
+        items.map((i) => i.fields),
+      );
+      items.forEach((i, n) => {
+        const key = keys[n] as LogKey;
+        i.row.xid = key.xid;
+        i.row.pos = key.pos;
+        logged?.(i.row);
       });
+    });
     if (!later) {
       const key = await appendEvent(trx, fields);
       row.xid = key.xid;

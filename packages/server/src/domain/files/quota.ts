@@ -5,7 +5,7 @@ import { AppError } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
 import { sql, type Db } from '../../storage/db.js';
 import { batchAtGroupEnd } from '../../storage/group-commit.js';
-import { isPostgres, rawQuery, tuples } from '../../storage/raw-sql.js';
+import { rawQuery, tuples } from '../../storage/raw-sql.js';
 import type { Database } from '../../storage/schema.js';
 
 /**
@@ -122,11 +122,10 @@ export async function countMessageForQuota(
   now: number,
 ): Promise<void> {
   const day = periodOf(now).day;
-  // Issue 29: on PostgreSQL, one statement for the whole group commit at its end (the count is
-  // read only by an upload's limit check, which may then miss this group's messages — it errs
-  // by a few messages towards the stricter limit, never past it).
-  if (isPostgres(trx) && batchAtGroupEnd(trx, 'messages_sent', { userId, day }, countMessages))
-    return;
+  // Issue 29: one statement for the whole group commit at its end (the count is read only by an
+  // upload's limit check, which may then miss this group's messages — it errs by a few messages
+  // towards the stricter limit, never past it).
+  if (batchAtGroupEnd(trx, 'messages_sent', { userId, day }, countMessages)) return;
   await countMessages(trx, [{ userId, day }]);
 }
 
