@@ -433,4 +433,60 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
     await shot(b, '24b-12-role-mention');
     expect([...alice.errors, ...bob.errors]).toEqual([]);
   });
+
+  it('the conversation on a phone (360 px): message actions without hover, the reaction picker and the pins panel fit, nothing scrolls sideways', async () => {
+    const phone = await person(browser, origin, { phone: true });
+    try {
+      const p = phone.page;
+      await p.goto('/login');
+      await p.getByLabel('Name').fill('bob');
+      await p.getByLabel('Password').fill(PASSWORD);
+      await p.getByRole('button', { name: 'Log in' }).click();
+      await box(p).waitFor({ timeout: TIMEOUT });
+      const wide = () => p.evaluate<number>('document.documentElement.scrollWidth');
+      const fits = async (l: Locator) => {
+        const b = await l.boundingBox();
+        expect(b).not.toBeNull();
+        expect((b as { x: number }).x).toBeGreaterThanOrEqual(0);
+        expect(
+          (b as { x: number; width: number }).x + (b as { width: number }).width,
+        ).toBeLessThanOrEqual(360);
+      };
+      const r = row(p, 'one more review');
+      await r.waitFor({ timeout: TIMEOUT });
+      expect(await wide()).toBeLessThanOrEqual(360);
+      // the header keeps the channel's name readable beside the search box
+      const title = p.locator('.topbar .title');
+      expect(await title.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+      // a bot's inline embed fields: name above value, words never broken
+      const field = p.locator('.embed-field-inline').first();
+      const [name, value] = await Promise.all([
+        field.locator('.embed-field-name').boundingBox(),
+        field.locator('.text').boundingBox(),
+      ]);
+      expect((value as { y: number }).y).toBeGreaterThanOrEqual(
+        (name as { y: number; height: number }).y + (name as { height: number }).height - 1,
+      );
+      await shot(p, '24b-13-phone-conversation');
+      // a touch screen has no hover: each message's actions are on screen as they are
+      const react = r.locator('.msg-actions').getByRole('button', { name: 'Add reaction' });
+      expect(await react.isVisible()).toBe(true);
+      await react.click();
+      const picker = p.getByRole('dialog', { name: 'Add a reaction' });
+      await picker.waitFor({ timeout: TIMEOUT });
+      await fits(picker);
+      await shot(p, '24b-14-phone-reaction-picker');
+      await p.keyboard.press('Escape');
+      await picker.waitFor({ state: 'hidden', timeout: TIMEOUT });
+      await p.getByRole('button', { name: 'Pinned messages' }).click();
+      const panel = p.getByRole('dialog', { name: 'Pinned messages' });
+      await panel.waitFor({ timeout: TIMEOUT });
+      await fits(panel);
+      expect(await wide()).toBeLessThanOrEqual(360);
+      await shot(p, '24b-15-phone-pins');
+      expect(phone.errors).toEqual([]);
+    } finally {
+      await phone.ctx.close();
+    }
+  });
 });

@@ -194,7 +194,7 @@ function EmbedView({ e, names }: { e: Embed; names: MentionNames }) {
       {e.fields && (
         <div class="embed-fields">
           {e.fields.map((f, i) => (
-            <div key={i} class={`embed-field${f.inline ? ' inline' : ''}`}>
+            <div key={i} class={`embed-field${f.inline ? ' embed-field-inline' : ''}`}>
               <div class="small embed-field-name">{f.name}</div>
               <div class="text">{renderMarkdown(f.value, names)}</div>
             </div>
