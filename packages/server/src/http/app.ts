@@ -19,6 +19,7 @@ import {
   frameworkErrors,
   installErrorHandler,
 } from './plugins/error-handler.js';
+import { lazyChildLogger } from './lazy-child-logger.js';
 import { REDACT_PATHS, requestSerializer } from './log-redaction.js';
 import { installJsonParser, JSON_BODY_LIMIT } from './plugins/json-body.js';
 import { installNotFound } from './plugins/not-found.js';
@@ -113,6 +114,8 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
     clientErrorHandler,
     // D7: every response carries X-Request-Id; ours, never the client's (logs stay trustworthy).
     genReqId: () => randomUUID(),
+    // a request's pino child is made when it first logs (http/lazy-child-logger.ts)
+    childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: true,

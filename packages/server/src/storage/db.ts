@@ -15,6 +15,7 @@ import { secureSqliteFiles, type Tightened } from './file-modes.js';
 import { writesDerivedData } from './derived-writes.js';
 import type { DatabaseHealth } from '../health/health.js';
 import { connectFailed } from './unreachable.js';
+import { registerDirect } from './sqlite-direct.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -82,8 +83,13 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
     let external = 0;
     let fresh = false;
-    const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: cachedStatements(sqlite, writes) }),
+    const statements = cachedStatements(sqlite, writes);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    registerDirect(db, (text, params) => {
+      const stmt = statements.prepare(text);
+      if (stmt.reader) return stmt.all(params);
+      stmt.run(params);
+      return [];
     });
     return {
       db,

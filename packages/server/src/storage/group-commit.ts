@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Db } from './db.js';
+import { directFor, type DirectRun } from './sqlite-direct.js';
 
 /**
  * Group commit (issue 29: on PostgreSQL too). Transactions that arrive while the event loop is
@@ -71,7 +72,13 @@ export class GroupCommit {
     };
     try {
       await this.db.transaction().execute(async (trx) => {
-        const state: GroupState = { lastly: [], member: 0, batches: new Map(), memo: new Map() };
+        const state: GroupState = {
+          lastly: [],
+          member: 0,
+          batches: new Map(),
+          memo: new Map(),
+          direct: directFor(this.db),
+        };
         const lastly = state.lastly;
         groupEnd.set(trx.getExecutor(), state);
         try {
@@ -79,7 +86,8 @@ export class GroupCommit {
             state.member = index;
             // No RELEASE: the next member's savepoint nests inside this one and ROLLBACK TO
             // names the innermost, so a release would be one more round trip for nothing.
-            await trx.executeQuery(SAVEPOINT);
+            if (state.direct) state.direct(SAVEPOINT.sql, []);
+            else await trx.executeQuery(SAVEPOINT);
             let value: unknown;
             try {
               value = await job.cb(trx);
@@ -130,6 +138,8 @@ interface GroupState {
   batches: Map<string, Batch>;
   /** oncePerGroup's values, by key */
   memo: Map<string, unknown>;
+  /** SQLite: statements run straight on the connection the group holds (storage/sqlite-direct.ts) */
+  direct: DirectRun | undefined;
 }
 /** the running group's state, by its executor (one per transaction) */
 const groupEnd = new WeakMap<object, GroupState>();
@@ -148,6 +158,11 @@ export function atGroupEnd(trx: Db, fn: GroupEndWork): boolean {
   if (!state) return false;
   state.lastly.push(fn);
   return true;
+}
+
+/** The direct runner of the SQLite group `trx` belongs to (storage/sqlite-direct.ts), if any. */
+export function directIn(trx: Db): DirectRun | undefined {
+  return groupEnd.get(trx.getExecutor())?.direct;
 }
 
 /**

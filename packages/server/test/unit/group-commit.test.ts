@@ -5,7 +5,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { CommitHooks } from '../../src/events/commit-hooks.js';
-import { atGroupEnd, batchAtGroupEnd, oncePerGroup } from '../../src/storage/group-commit.js';
+import {
+  atGroupEnd,
+  batchAtGroupEnd,
+  directIn,
+  oncePerGroup,
+} from '../../src/storage/group-commit.js';
+import { builtOnce, rawQuery } from '../../src/storage/raw-sql.js';
 import { migrate, openDatabase, sql, type DatabaseHandle, type Db } from '../../src/storage/db.js';
 import { PG_URL, postgresAvailable } from '../helpers/harness.js';
 
@@ -279,6 +285,53 @@ describe.each([
       const c = nextId++;
       await db.transaction().execute((trx) => addEvent(trx, c));
       expect(await stored([c])).toEqual([c]);
+    },
+  );
+  it.skipIf(pgDb && !pgOk)(
+    "SQLite runs a member's fixed statements straight on the connection, inside its savepoint",
+    async () => {
+      const [a, b, c] = [nextId++, nextId++, nextId++];
+      const insert = (trx: Db, id: number) =>
+        rawQuery(
+          trx,
+          'insert into "event_log" ("pos", "xid", "type", "data", "recipients", "created_at") ' +
+            "values (?, 0, 'T', '{}', 0, 0)",
+          [id],
+        );
+      const seen: number[][] = [];
+      const run = (id: number, fail: 'throw' | 'constraint' | false) =>
+        db.transaction().execute(async (trx) => {
+          // storage/sqlite-direct.ts: SQLite only (PostgreSQL's statements are round trips)
+          expect(directIn(trx) !== undefined).toBe(!pgDb);
+          await insert(trx, id);
+          // the member reads its own write (and those of the members before it)
+          const rows = await builtOnce<{ pos: number }>(
+            trx,
+            'test-direct-read:3',
+            () =>
+              trx
+                .selectFrom('event_log')
+                .select('pos')
+                .where('pos', 'in', [0, 0, 0])
+                .orderBy('pos'),
+            [a, b, c],
+          );
+          seen.push(rows.map((r) => Number(r.pos)));
+          if (fail === 'constraint') await insert(trx, a); // a's row: a duplicate key
+          if (fail === 'throw') throw new Error('no');
+          return id;
+        });
+      const settled = await Promise.allSettled([
+        run(a, false),
+        run(b, 'constraint'),
+        run(c, 'throw'),
+      ]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+      expect(seen).toEqual([[a], [a, b], [a, c]]); // b's row went with its savepoint
+      expect(await stored([a, b, c])).toEqual([a]);
+      // outside a group (nothing holds the connection) statements go through Kysely
+      expect(directIn(h.db)).toBeUndefined();
+      expect(await rawQuery(h.db, 'select 1 as one', [])).toEqual([{ one: 1 }]);
     },
   );
 });
