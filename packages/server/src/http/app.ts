@@ -20,6 +20,7 @@ import {
   installErrorHandler,
 } from './plugins/error-handler.js';
 import { lazyChildLogger } from './lazy-child-logger.js';
+import { lazySerializerFactory } from './lazy-compilers.js';
 import { REDACT_PATHS, requestSerializer } from './log-redaction.js';
 import { installJsonParser, JSON_BODY_LIMIT } from './plugins/json-body.js';
 import { installNotFound } from './plugins/not-found.js';
@@ -116,6 +117,8 @@ export async function buildApp(given: AppDeps, opts: AppOptions = {}): Promise<F
     genReqId: () => randomUUID(),
     // a request's pino child is made when it first logs (http/lazy-child-logger.ts)
     childLoggerFactory: lazyChildLogger,
+    // response serializers compiled on a route's first answer (http/lazy-compilers.ts)
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: true,

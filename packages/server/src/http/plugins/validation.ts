@@ -9,11 +9,22 @@ import { makeAjv } from '../../validation/ajv.js';
 export function installValidation(app: FastifyInstance): void {
   const coercing = makeAjv({ coerceTypes: true });
   const strict = makeAjv({ coerceTypes: false });
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body'
-      ? strict.compile(schema)
-      : decimalIntegers(schema as JsonSchema, coercing.compile(schema)),
-  );
+  // compiled on the route's first request (http/lazy-compilers.ts); Fastify reads `errors` off
+  // the function it was given, so the wrapper carries the compiled validator's
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    let real: Validate | undefined;
+    const compile = (): Validate =>
+      httpPart === 'body'
+        ? strict.compile(schema)
+        : decimalIntegers(schema as JsonSchema, coercing.compile(schema));
+    const validate: Validate = (data) => {
+      real ??= compile();
+      const ok = real(data);
+      validate.errors = real.errors ?? null;
+      return ok;
+    };
+    return validate;
+  });
 }
 
 type JsonSchema = { properties?: Record<string, { type?: unknown }> };
