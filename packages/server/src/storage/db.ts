@@ -15,6 +15,7 @@ import { secureSqliteFiles, type Tightened } from './file-modes.js';
 import { writesDerivedData } from './derived-writes.js';
 import type { DatabaseHealth } from '../health/health.js';
 import { connectFailed } from './unreachable.js';
+import { hookedDialect } from './hooked-driver.js';
 import { registerDirect } from './sqlite-direct.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -84,7 +85,9 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     let external = 0;
     let fresh = false;
     const statements = cachedStatements(sqlite, writes);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    const db = new Kysely<Database>({
+      dialect: hookedDialect(new SqliteDialect({ database: statements })),
+    });
     registerDirect(db, (text, params) => {
       const stmt = statements.prepare(text);
       if (stmt.reader) return stmt.all(params);
@@ -157,7 +160,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
       end: () => p.end(),
     };
   };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: hookedDialect(new PostgresDialect({ pool })) });
   return {
     db,
     dialect: 'postgres',
@@ -330,6 +333,12 @@ export function isUniqueViolation(err: unknown): boolean {
     e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
     e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
   );
+}
+
+/** True when the error is a foreign-key violation on either dialect (a row it names is gone). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const e = err as { code?: string } | null;
+  return e?.code === '23503' || e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
 export { sql };

@@ -1,5 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Db } from './db.js';
+import { HookedConnection } from './hooked-driver.js';
+import { dollars, isPostgres } from './raw-sql.js';
 import { directFor, type DirectRun } from './sqlite-direct.js';
 
 /**
@@ -63,7 +65,9 @@ export class GroupCommit {
     this.running = true;
     this.inFlight++;
     const jobs = this.pending.splice(0, this.opts.maxGroup);
-    const succeeded: Array<{ job: Job; value: unknown }> = [];
+    const succeeded: Array<{ job: Job; value: unknown; member: number }> = [];
+    /** members failed by their folded row at the group's end */
+    const failed = new Set<number>();
     let membersDone = false;
     const done = (): void => {
       if (membersDone) return;
@@ -72,39 +76,44 @@ export class GroupCommit {
     };
     try {
       await this.db.transaction().execute(async (trx) => {
-        const state: GroupState = {
-          lastly: [],
-          member: 0,
-          batches: new Map(),
-          memo: new Map(),
-          direct: directFor(this.db),
-        };
+        const state = await groupState(this.db, trx);
         const lastly = state.lastly;
         groupEnd.set(trx.getExecutor(), state);
         try {
           for (const [index, job] of jobs.entries()) {
             state.member = index;
-            // No RELEASE: the next member's savepoint nests inside this one and ROLLBACK TO
-            // names the innermost, so a release would be one more round trip for nothing.
-            if (state.direct) state.direct(SAVEPOINT.sql, []);
-            else await trx.executeQuery(SAVEPOINT);
+            state.taken = false;
+            // Issue 29: the savepoint is taken before the member's first statement, not before
+            // the member: one whose writes all join the group's batches runs no statement at
+            // all (on PostgreSQL, no round trip). Without a hooked connection, at once.
+            if (state.lazy) state.arm();
+            else await state.take();
             let value: unknown;
             try {
               value = await job.cb(trx);
             } catch (err) {
-              // Undo this member's writes only; if even that fails, the whole group rolls back.
-              await trx.executeQuery(ROLLBACK_TO);
+              state.disarm();
+              // Undo this member's writes only (if it ran any); if even that fails, the whole
+              // group rolls back.
+              if (state.taken) await trx.executeQuery(ROLLBACK_TO);
               // ...and the rows it queued for the group's end (batchAtGroupEnd) with them.
-              for (const batch of state.batches.values())
-                batch.rows = batch.rows.filter((r) => r.member !== index);
+              dropMember(state, index);
               job.reject(err);
               continue;
             }
-            succeeded.push({ job, value });
+            state.disarm();
+            succeeded.push({ job, value, member: index });
           }
-          // After the last member, before COMMIT (atGroupEnd); a failure here fails the group.
+          // The folded rows first (they may fail a member), then the rest of the group's end
+          // (atGroupEnd, batchAtGroupEnd); a failure there fails the group.
+          await writeFolds(state, (member, err) => {
+            dropMember(state, member);
+            failed.add(member);
+            jobs[member]?.reject(err);
+          });
           for (let fn = lastly.shift(); fn; fn = lastly.shift()) await fn(trx);
         } finally {
+          state.disarm();
           groupEnd.delete(trx.getExecutor());
           if (this.opts.overlap) {
             done();
@@ -112,7 +121,7 @@ export class GroupCommit {
           }
         }
       });
-      for (const { job, value } of succeeded) job.resolve(value);
+      for (const { job, value, member } of succeeded) if (!failed.has(member)) job.resolve(value);
     } catch (err) {
       // Not committed: no member's write is durable, so none may be acknowledged (members that
       // already failed on their own keep their own error: a settled promise ignores this).
@@ -136,11 +145,144 @@ interface GroupState {
   member: number;
   /** batchAtGroupEnd's rows, by kind */
   batches: Map<string, Batch>;
+  /** foldAtGroupEnd's rows, by kind */
+  folds: Map<string, Fold>;
   /** oncePerGroup's values, by key */
   memo: Map<string, unknown>;
-  /** SQLite: statements run straight on the connection the group holds (storage/sqlite-direct.ts) */
+  /** SQLite: statements run straight on the connection the group holds (storage/sqlite-direct.ts),
+   * the member's savepoint taken first when it is due */
   direct: DirectRun | undefined;
+  /** the group's connection without the hooks: savepoints and folded rows */
+  run: FoldRun;
+  /** the member's savepoint can wait for its first statement (the connection is hooked) */
+  lazy: boolean;
+  /** the running member has run no statement yet: its savepoint is due before the first */
+  due: boolean;
+  /** the running member has its savepoint */
+  taken: boolean;
+  /** the running member has a row in a fold (one at most) */
+  holds: boolean;
+  /** arm the member's savepoint for its first statement */
+  arm: () => void;
+  /** no savepoint is due (the member has ended) */
+  disarm: () => void;
+  /** take the member's savepoint now and write the row it folded, inside it */
+  take: () => void | Promise<void>;
 }
+
+/** Runs one statement (written with `?`) on the group's connection: SQLite at once, PostgreSQL
+ * a promise. */
+export type FoldRun = (text: string, params: readonly unknown[]) => unknown;
+interface Fold {
+  rows: Array<{ member: number; row: unknown }>;
+  write: (run: FoldRun, rows: unknown[]) => unknown;
+}
+
+async function groupState(db: Db, trx: Db): Promise<GroupState> {
+  const raw = directFor(db);
+  const conn = await trx.getExecutor().provideConnection(async (c) => c);
+  const hooked = conn instanceof HookedConnection ? conn : undefined;
+  const pg = isPostgres(trx);
+  const run: FoldRun =
+    raw ??
+    (async (text, params) => {
+      const query = CompiledQuery.raw(pg ? dollars(text) : text, [...params]);
+      // inside a hook the executor is busy with the statement that fired it: the connection
+      return (await (hooked ? hooked.inner.executeQuery(query) : trx.executeQuery(query))).rows;
+    });
+  const state: GroupState = {
+    lastly: [],
+    member: 0,
+    batches: new Map(),
+    folds: new Map(),
+    memo: new Map(),
+    direct:
+      raw &&
+      ((text, params) => {
+        if (state.due) void state.take(); // synchronous on SQLite
+        return raw(text, params);
+      }),
+    run,
+    lazy: hooked !== undefined,
+    due: false,
+    taken: false,
+    holds: false,
+    arm: () => {
+      state.due = true;
+      state.holds = false;
+      if (hooked) hooked.beforeNext = state.take;
+    },
+    disarm: () => {
+      state.due = false;
+      if (hooked) hooked.beforeNext = undefined;
+    },
+    take: () => {
+      state.disarm();
+      state.taken = true;
+      const own: Array<{ fold: Fold; row: unknown }> = [];
+      if (state.holds)
+        for (const fold of state.folds.values()) {
+          for (const r of fold.rows) if (r.member === state.member) own.push({ fold, row: r.row });
+          fold.rows = fold.rows.filter((r) => r.member !== state.member);
+        }
+      state.holds = false;
+      // SQLite: at once, so no other statement of the member can slip in before the savepoint.
+      if (raw) {
+        raw(SAVEPOINT.sql, []);
+        for (const { fold, row } of own) fold.write(raw, [row]);
+        return;
+      }
+      return (async () => {
+        await run(SAVEPOINT.sql, []);
+        for (const { fold, row } of own) await fold.write(run, [row]);
+      })();
+    },
+  };
+  return state;
+}
+
+/** A member's rows leave every batch and fold (it failed, or was rolled back). */
+function dropMember(state: GroupState, member: number): void {
+  for (const batch of state.batches.values())
+    batch.rows = batch.rows.filter((r) => r.member !== member);
+  for (const fold of state.folds.values()) fold.rows = fold.rows.filter((r) => r.member !== member);
+}
+
+/**
+ * The folded rows, one statement per kind inside a savepoint of its own. If it fails, the rows
+ * are written one by one to find whose fails: that member fails (`fail`) and the others stand.
+ */
+async function writeFolds(
+  state: GroupState,
+  fail: (member: number, err: unknown) => void,
+): Promise<void> {
+  for (const fold of state.folds.values()) {
+    const rows = fold.rows;
+    fold.rows = [];
+    if (rows.length === 0) continue;
+    await state.run(FOLD_SAVEPOINT, []);
+    try {
+      await fold.write(
+        state.run,
+        rows.map((r) => r.row),
+      );
+      continue;
+    } catch {
+      await state.run(FOLD_ROLLBACK_TO, []);
+    }
+    for (const r of rows) {
+      await state.run(FOLD_SAVEPOINT, []);
+      try {
+        await fold.write(state.run, [r.row]);
+      } catch (err) {
+        await state.run(FOLD_ROLLBACK_TO, []);
+        fail(r.member, err);
+      }
+    }
+  }
+  state.folds.clear();
+}
+
 /** the running group's state, by its executor (one per transaction) */
 const groupEnd = new WeakMap<object, GroupState>();
 
@@ -163,6 +305,37 @@ export function atGroupEnd(trx: Db, fn: GroupEndWork): boolean {
 /** The direct runner of the SQLite group `trx` belongs to (storage/sqlite-direct.ts), if any. */
 export function directIn(trx: Db): DirectRun | undefined {
   return groupEnd.get(trx.getExecutor())?.direct;
+}
+
+/**
+ * Issue 29: `row` is written at the group's end, in one statement with the other members' rows
+ * of its `kind` (`write` runs it with `run`, on the group's connection), like batchAtGroupEnd —
+ * but for a write that CAN fail on one member's input (the message row: its channel may have
+ * been deleted since the access check). Then the rows are written one by one and only the member
+ * whose row fails fails, with that error; the others stand. So that failing can undo everything
+ * the member did, a member folds only while it has run no statement (its savepoint not yet
+ * taken) and only one row: if it runs a statement afterwards, its savepoint is taken then and
+ * the row written in it, before that statement (so the statement may read or reference it).
+ * A plain send thus runs no statement of its own. Folded rows are written before every other
+ * group-end work (the search index reads them). False when `trx` is no running group's, or the
+ * member cannot fold: the caller writes now.
+ */
+export function foldAtGroupEnd<R>(
+  trx: Db,
+  kind: string,
+  row: R,
+  write: (run: FoldRun, rows: R[]) => unknown,
+): boolean {
+  const state = groupEnd.get(trx.getExecutor());
+  if (!state?.due || state.holds) return false;
+  let fold = state.folds.get(kind);
+  if (!fold) {
+    fold = { rows: [], write: write as Fold['write'] };
+    state.folds.set(kind, fold);
+  }
+  fold.rows.push({ member: state.member, row });
+  state.holds = true;
+  return true;
 }
 
 /**
@@ -200,6 +373,8 @@ export function batchAtGroupEnd<R>(
 
 const SAVEPOINT = CompiledQuery.raw('savepoint grp');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grp');
+const FOLD_SAVEPOINT = 'savepoint grp_fold';
+const FOLD_ROLLBACK_TO = 'rollback to savepoint grp_fold';
 
 interface Job {
   cb: (trx: Db) => Promise<unknown>;

@@ -2,16 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { CommitHooks } from '../../src/events/commit-hooks.js';
 import {
   atGroupEnd,
   batchAtGroupEnd,
   directIn,
+  foldAtGroupEnd,
   oncePerGroup,
+  type FoldRun,
 } from '../../src/storage/group-commit.js';
-import { builtOnce, rawQuery } from '../../src/storage/raw-sql.js';
+import { HookedConnection } from '../../src/storage/hooked-driver.js';
+import { builtOnce, rawQuery, tuples } from '../../src/storage/raw-sql.js';
 import { migrate, openDatabase, sql, type DatabaseHandle, type Db } from '../../src/storage/db.js';
 import { PG_URL, postgresAvailable } from '../helpers/harness.js';
 
@@ -332,6 +336,177 @@ describe.each([
       // outside a group (nothing holds the connection) statements go through Kysely
       expect(directIn(h.db)).toBeUndefined();
       expect(await rawQuery(h.db, 'select 1 as one', [])).toEqual([{ one: 1 }]);
+    },
+  );
+});
+
+// Issue 29: rows folded into one statement at the group's end, and savepoints taken only before
+// a member's first statement (storage/group-commit.ts foldAtGroupEnd, storage/hooked-driver.ts).
+describe.each(['sqlite' as const, 'postgres' as const])('folded rows (%s)', (dialect) => {
+  const pgDb = dialect === 'postgres';
+  const dir = mkdtempSync(path.join(tmpdir(), 'parley-fold-'));
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const url = pgDb ? PG_URL : `sqlite:${path.join(dir, 'parley.db')}`;
+  const group = pgDb ? { maxGroup: 32, overlap: true, maxInFlight: 2 } : { maxGroup: 64 };
+  let h: DatabaseHandle;
+  let hooks: CommitHooks;
+  let db: Db;
+  let admin: pg.Client | undefined;
+  let nextId = 1;
+
+  beforeAll(async () => {
+    if (pgDb) {
+      if (!pgOk) return;
+      admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      await admin.query(`create schema ${schema}`);
+    }
+    h = openDatabase(url, pgDb ? { schema } : {});
+    await migrate(h.db, dialect);
+    hooks = new CommitHooks((err) => {
+      throw err;
+    });
+    db = hooks.wrap(h.db, { group });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    if (admin) {
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const INSERT =
+    'insert into "event_log" ("pos", "xid", "type", "data", "recipients", "created_at") values ';
+  const writeRows = (run: FoldRun, rows: number[]) =>
+    run(INSERT + tuples(rows.length, "(?, 0, 'T', '{}', 0, 0)"), rows);
+  const stored = async (ids: number[]) =>
+    (await h.db.selectFrom('event_log').select('pos').where('pos', 'in', ids).execute())
+      .map((r) => Number(r.pos))
+      .sort((x, y) => x - y);
+
+  /** Every SQL text sent to the database while `fn` runs (pg's client, or SQLite's statements). */
+  async function statementsDuring<T>(fn: () => Promise<T>): Promise<{ out: T; sqls: string[] }> {
+    const sqls: string[] = [];
+    const spies: Array<{ mockRestore(): void }> = [];
+    if (pgDb) {
+      // every statement reaches the driver's connection (storage/hooked-driver.ts wraps it)
+      const conn = await h.db.getExecutor().provideConnection(async (c) => c);
+      expect(conn).toBeInstanceOf(HookedConnection);
+      const proto = Object.getPrototypeOf((conn as HookedConnection).inner) as Record<
+        string,
+        (...a: unknown[]) => unknown
+      >;
+      const original = proto['executeQuery'] as (...a: unknown[]) => unknown;
+      spies.push(
+        vi.spyOn(proto, 'executeQuery').mockImplementation(function (
+          this: unknown,
+          ...args: unknown[]
+        ) {
+          sqls.push((args[0] as { sql: string }).sql);
+          return original.apply(this, args);
+        }),
+      );
+    } else {
+      const probe = new SQLite(':memory:');
+      const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<
+        string,
+        (...a: unknown[]) => unknown
+      >;
+      probe.close();
+      for (const method of ['run', 'all', 'get'] as const) {
+        const original = proto[method] as (...a: unknown[]) => unknown;
+        spies.push(
+          vi.spyOn(proto, method).mockImplementation(function (
+            this: { source: string },
+            ...args: unknown[]
+          ) {
+            sqls.push(this.source);
+            return original.apply(this, args);
+          }),
+        );
+      }
+    }
+    try {
+      return { out: await fn(), sqls };
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
+  }
+
+  it.skipIf(pgDb && !pgOk)(
+    'members that run no statement take no savepoint; their rows go in one statement; a row that fails fails its member alone',
+    async () => {
+      const [a, b, c, taken] = [nextId++, nextId++, nextId++, nextId++];
+      await db
+        .transaction()
+        .execute((trx) => rawQuery(trx, INSERT + "(?, 0, 'T', '{}', 0, 0)", [taken]));
+      const writes: number[][] = [];
+      const batched: number[][] = [];
+      const ran: number[] = [];
+      const run = (id: number, row: number) =>
+        db.transaction().execute(async (trx) => {
+          const folded = foldAtGroupEnd(trx, 'rows', row, (r, rows) => {
+            writes.push(rows);
+            return writeRows(r, rows);
+          });
+          expect(folded).toBe(true);
+          // a second row of the same member is not folded: its caller writes it now
+          expect(foldAtGroupEnd(trx, 'rows', row, () => undefined)).toBe(false);
+          // the member's other group-end rows and its hooks share its fate
+          batchAtGroupEnd(trx, 'other', id, async (_t, rows) => {
+            batched.push(rows);
+          });
+          hooks.afterCommit(trx, () => ran.push(id));
+          return id;
+        });
+      const { out: settled, sqls } = await statementsDuring(() =>
+        Promise.allSettled([run(a, a), run(b, taken), run(c, c)]),
+      );
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      // b's own error: the duplicate key of its row
+      expect(String((settled[1] as PromiseRejectedResult).reason)).toMatch(/unique|duplicate/i);
+      expect(await stored([a, b, c])).toEqual([a, c]);
+      // one statement for the three, then one by one to find the failing row
+      expect(writes).toEqual([[a, taken, c], [a], [taken], [c]]);
+      expect(batched).toEqual([[a, c]]);
+      expect(ran).toEqual([a, c]);
+      // no member took a savepoint of its own: only the fold's
+      expect(sqls.filter((q) => /savepoint grp$/.test(q))).toEqual([]);
+      expect(sqls.filter((q) => /^savepoint grp_fold$/.test(q)).length).toBe(4);
+      // outside a group: nothing folds
+      expect(foldAtGroupEnd(h.db, 'rows', 0, () => undefined)).toBe(false);
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'a member that runs a statement after folding writes its row first, inside its savepoint',
+    async () => {
+      const [a, b, c] = [nextId++, nextId++, nextId++];
+      const run = (id: number, fail: boolean) =>
+        db.transaction().execute(async (trx) => {
+          expect(foldAtGroupEnd(trx, 'rows', id, writeRows)).toBe(true);
+          // the statement finds the row: it was written before it ran
+          const seen = await trx
+            .selectFrom('event_log')
+            .select('pos')
+            .where('pos', '=', id)
+            .execute();
+          expect(seen.length).toBe(1);
+          // its savepoint is taken: nothing more folds
+          expect(foldAtGroupEnd(trx, 'rows', id, writeRows)).toBe(false);
+          if (fail) throw new Error('no');
+          return id;
+        });
+      const { out: settled, sqls } = await statementsDuring(() =>
+        Promise.allSettled([run(a, false), run(b, true), run(c, false)]),
+      );
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await stored([a, b, c])).toEqual([a, c]); // b's row went with its savepoint
+      expect(sqls.filter((q) => /savepoint grp$/.test(q)).length).toBe(4); // 3 + b's rollback
+      expect(sqls.filter((q) => /grp_fold/.test(q))).toEqual([]); // nothing left to fold
     },
   );
 });

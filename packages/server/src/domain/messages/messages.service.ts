@@ -19,8 +19,9 @@ import type { RecordedEvent } from '../events/recorder.js';
 import { requireGuildChannel } from '../permissions/access.service.js';
 import { has } from '../permissions/permissions.js';
 import { messageView, type MessageRow } from '../views.js';
-import { rawQuery } from '../../storage/raw-sql.js';
-import type { Db } from '../../storage/db.js';
+import { rawQuery, tuples } from '../../storage/raw-sql.js';
+import { foldAtGroupEnd } from '../../storage/group-commit.js';
+import { isForeignKeyViolation, type Db } from '../../storage/db.js';
 import { readExtra, storeExtra, type MessageExtra } from './extra.js';
 import { resolveMentions } from './mentions.js';
 import { checkMsgType } from './msg-type.js';
@@ -166,50 +167,88 @@ async function send(
   let row!: MessageRow;
   let message!: Message;
   // D36: the message and its event commit together or not at all.
-  await d.db.transaction().execute(async (trx) => {
-    if (reads && !readFirst) referenced = await rich(trx);
-    if (inside) addressed = await addressedIn(trx);
-    const extraText = storeExtra(extra);
-    row = {
-      id,
-      channel_id: t.channelId,
-      guild_id: t.guildId,
-      author_id: p.userId,
-      author_name: p.name,
-      author_is_bot: p.isBot,
-      content,
-      created_at: now,
-      edited_at: null,
-      extra: extraText,
-    };
-    message = messageView(row, referenced === undefined ? {} : { referenced });
-    // Fixed SQL: the hottest write of the server (storage/raw-sql.ts).
-    await rawQuery(
-      trx,
-      'insert into "messages" ("id", "channel_id", "guild_id", "author_id", "content", ' +
-        '"msg_type", "created_at", "edited_at", "extra") values (?, ?, ?, ?, ?, ?, ?, null, ?)',
-      [row.id, row.channel_id, row.guild_id, row.author_id, content, msgType, now, extraText],
-    );
-    // D67: searchable from the same commit
-    await indexMessage(trx, row.id, content);
-    // D24: each message sent today raises today's upload limit; counted with the message.
-    await countMessageForQuota(trx, p.userId, now);
-    if (addressed && addressed.size > 0)
-      await addMentionMarks(trx, row.id, t.channelId, [...addressed.keys()]);
-    await d.events.record(trx, {
-      envelope:
-        t.guildId === null
-          ? { type: 'DM_MESSAGE_CREATE', data: message }
-          : { type: 'MESSAGE_CREATE', data: message },
-      scope: t.scope,
+  await d.db
+    .transaction()
+    .execute(async (trx) => {
+      if (reads && !readFirst) referenced = await rich(trx);
+      if (inside) addressed = await addressedIn(trx);
+      const extraText = storeExtra(extra);
+      row = {
+        id,
+        channel_id: t.channelId,
+        guild_id: t.guildId,
+        author_id: p.userId,
+        author_name: p.name,
+        author_is_bot: p.isBot,
+        content,
+        created_at: now,
+        edited_at: null,
+        extra: extraText,
+      };
+      message = messageView(row, referenced === undefined ? {} : { referenced });
+      await insertMessage(trx, [
+        row.id,
+        row.channel_id,
+        row.guild_id,
+        row.author_id,
+        content,
+        msgType,
+        now,
+        extraText,
+      ]);
+      // D67: searchable from the same commit
+      await indexMessage(trx, row.id, content);
+      // D24: each message sent today raises today's upload limit; counted with the message.
+      await countMessageForQuota(trx, p.userId, now);
+      if (addressed && addressed.size > 0)
+        await addMentionMarks(trx, row.id, t.channelId, [...addressed.keys()]);
+      await d.events.record(trx, {
+        envelope:
+          t.guildId === null
+            ? { type: 'DM_MESSAGE_CREATE', data: message }
+            : { type: 'MESSAGE_CREATE', data: message },
+        scope: t.scope,
+      });
+    })
+    .catch((err: unknown) => {
+      // The channel was deleted after the access check (D49), in this send's group commit or
+      // just before it: the message row's foreign key says so. 404 as if it had been gone.
+      throw isForeignKeyViolation(err) ? notFound('channel') : err;
     });
-  });
   // D71: a person's links get previews, fetched after the answer (never for bots' messages).
   if (!p.isBot && body.suppressEmbeds !== true && content !== '')
     d.previews?.schedule({ ...row, scope: t.scope });
   // D66: Web Push for DMs and mentions, planned after the commit (never delays the answer).
   d.push?.messageCreated(message);
   return message;
+}
+
+type MessageValues = [
+  id: number,
+  channelId: number,
+  guildId: number | null,
+  authorId: number,
+  content: string,
+  msgType: number,
+  createdAt: number,
+  extra: string | null,
+];
+const MESSAGE_INSERT =
+  'insert into "messages" ("id", "channel_id", "guild_id", "author_id", "content", ' +
+  '"msg_type", "created_at", "edited_at", "extra") values ';
+const MESSAGE_TUPLE = '(?, ?, ?, ?, ?, ?, ?, null, ?)';
+
+/**
+ * The message row. Fixed SQL: the hottest write of the server (storage/raw-sql.ts). In a group
+ * commit it is folded into one statement with the other sends' rows at the group's end
+ * (storage/group-commit.ts foldAtGroupEnd: issue 29, a plain send then runs no statement of its
+ * own); a row that fails there (its channel deleted meanwhile) fails its own send alone.
+ */
+async function insertMessage(trx: Db, values: MessageValues): Promise<void> {
+  const folded = foldAtGroupEnd(trx, 'messages', values, (run, rows) =>
+    run(MESSAGE_INSERT + tuples(rows.length, MESSAGE_TUPLE), rows.flat()),
+  );
+  if (!folded) await rawQuery(trx, MESSAGE_INSERT + MESSAGE_TUPLE, values);
 }
 
 /** D16: newest first; before/after/both as positions; hasMore in the direction of paging. */
