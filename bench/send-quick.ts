@@ -8,7 +8,7 @@
  *   (also `sqlite-rich`: issue 24's send with a mention and a reply)
  *
  * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. BENCH_BASE_SCRIPT=<an
- * earlier build's packages/server/dist/parley.js> adds the cases `sqlite-base` and `pg-base`: that build, for a
+ * earlier build's packages/server/dist/parley.js> adds the cases `sqlite-base`, `sqlite-rich-base` and `pg-base`: that build, for a
  * before/after of a change in the same interleaved rounds (issue 26: the search index's cost).
  */
 import { startFloor, type FloorServer } from './lib/floor-server.js';
@@ -103,6 +103,13 @@ const makers: Record<string, () => Promise<Target>> = {
   'sqlite-base': () =>
     parley('send (SQLite, base build)', false, process.env['BENCH_BASE_SCRIPT'] ?? ''),
   pg: () => parley('send (PostgreSQL)', true),
+  'sqlite-rich-base': () =>
+    parley(
+      'send (SQLite, mention + reply, base build)',
+      false,
+      process.env['BENCH_BASE_SCRIPT'] ?? '',
+      true,
+    ),
   'pg-base': () =>
     parley('send (PostgreSQL, base build)', true, process.env['BENCH_BASE_SCRIPT'] ?? ''),
   floor: () => floor('floor (SQLite)', 'sqlite'),

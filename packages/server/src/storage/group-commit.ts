@@ -156,7 +156,7 @@ interface GroupState {
   run: FoldRun;
   /** the member's savepoint can wait for its first statement (the connection is hooked) */
   lazy: boolean;
-  /** the running member has run no statement yet: its savepoint is due before the first */
+  /** the running member has run no statement yet (on SQLite: no write): its savepoint is due */
   due: boolean;
   /** the running member has its savepoint */
   taken: boolean;
@@ -166,6 +166,8 @@ interface GroupState {
   arm: () => void;
   /** no savepoint is due (the member has ended) */
   disarm: () => void;
+  /** before a statement of the member while its savepoint is due: take it if the statement needs it */
+  before: (sql: string) => void | Promise<void>;
   /** take the member's savepoint now and write the row it folded, inside it */
   take: () => void | Promise<void>;
 }
@@ -199,7 +201,7 @@ async function groupState(db: Db, trx: Db): Promise<GroupState> {
     direct:
       raw &&
       ((text, params) => {
-        if (state.due) void state.take(); // synchronous on SQLite
+        if (state.due) void state.before(text); // synchronous on SQLite
         return raw(text, params);
       }),
     run,
@@ -210,11 +212,19 @@ async function groupState(db: Db, trx: Db): Promise<GroupState> {
     arm: () => {
       state.due = true;
       state.holds = false;
-      if (hooked) hooked.beforeNext = state.take;
+      if (hooked) hooked.beforeStatement = state.before;
     },
     disarm: () => {
       state.due = false;
-      if (hooked) hooked.beforeNext = undefined;
+      if (hooked) hooked.beforeStatement = undefined;
+    },
+    before: (sql) => {
+      // SQLite: a read needs no savepoint before it (a failed read leaves the transaction as
+      // it was, and there is nothing of the member's to undo yet), so a member that reads and
+      // then folds its row still runs no write of its own (a reply's and a mention's reads) —
+      // unless it holds a folded row, which a read of its own must find.
+      if (raw && !state.holds && READ.test(sql)) return;
+      return state.take();
     },
     take: () => {
       state.disarm();
@@ -313,8 +323,8 @@ export function directIn(trx: Db): DirectRun | undefined {
  * but for a write that CAN fail on one member's input (the message row: its channel may have
  * been deleted since the access check). Then the rows are written one by one and only the member
  * whose row fails fails, with that error; the others stand. So that failing can undo everything
- * the member did, a member folds only while it has run no statement (its savepoint not yet
- * taken) and only one row: if it runs a statement afterwards, its savepoint is taken then and
+ * the member did, a member folds only while it has run no statement (on SQLite no write:
+ * its savepoint not yet taken) and only one row: if it runs a statement afterwards, its savepoint is taken then and
  * the row written in it, before that statement (so the statement may read or reference it).
  * A plain send thus runs no statement of its own. Folded rows are written before every other
  * group-end work (the search index reads them). False when `trx` is no running group's, or the
@@ -374,6 +384,8 @@ export function batchAtGroupEnd<R>(
 const SAVEPOINT = CompiledQuery.raw('savepoint grp');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grp');
 const FOLD_SAVEPOINT = 'savepoint grp_fold';
+/** a statement that only reads (anything else counts as a write) */
+const READ = /^\s*select\s/i;
 const FOLD_ROLLBACK_TO = 'rollback to savepoint grp_fold';
 
 interface Job {

@@ -9,21 +9,20 @@ import type {
 } from 'kysely';
 
 /**
- * A connection that can run one piece of work before its next statement, whoever sends that
- * statement. Group commit (storage/group-commit.ts) uses it to take a member's savepoint only
+ * A connection that can run work before its statements, whoever sends them. Group commit (storage/group-commit.ts) uses it to take a member's savepoint only
  * when the member runs its first statement (issue 29: a send whose writes all join the group's
  * batches runs none, so on PostgreSQL it costs no round trip of its own): Kysely's query
  * builders reach the connection through its executor, which nothing outside Kysely can wrap,
  * so the hook sits on the connection the driver hands out.
  */
 export class HookedConnection implements DatabaseConnection {
-  /** run (once) before the next statement; cleared before it runs */
-  beforeNext: (() => Promise<void> | void) | undefined;
+  /** run before each statement (given its SQL) until it clears itself */
+  beforeStatement: ((sql: string) => Promise<void> | void) | undefined;
 
   constructor(readonly inner: DatabaseConnection) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    await this.due();
+    await this.beforeStatement?.(query.sql);
     return this.inner.executeQuery<R>(query);
   }
 
@@ -31,15 +30,8 @@ export class HookedConnection implements DatabaseConnection {
     query: CompiledQuery,
     chunkSize?: number,
   ): AsyncIterableIterator<QueryResult<R>> {
-    await this.due();
+    await this.beforeStatement?.(query.sql);
     yield* this.inner.streamQuery<R>(query, chunkSize);
-  }
-
-  private async due(): Promise<void> {
-    const hook = this.beforeNext;
-    if (hook === undefined) return;
-    this.beforeNext = undefined;
-    await hook();
   }
 }
 

@@ -482,6 +482,32 @@ describe.each(['sqlite' as const, 'postgres' as const])('folded rows (%s)', (dia
   );
 
   it.skipIf(pgDb && !pgOk)(
+    'reads before the fold: SQLite takes no savepoint for them, PostgreSQL does (a failed read aborts its transaction)',
+    async () => {
+      const [a, b, c] = [nextId++, nextId++, nextId++];
+      const run = (id: number, failRead: boolean) =>
+        db.transaction().execute(async (trx) => {
+          // a read of the query builder's and a fixed one (SQLite: straight on the connection)
+          await trx.selectFrom('event_log').select('pos').where('pos', '=', id).execute();
+          await rawQuery(trx, 'select "pos" from "event_log" where "pos" = ?', [id]);
+          if (failRead) await rawQuery(trx, 'select "no_such_column" from "event_log"', []);
+          // PostgreSQL: the savepoint is taken, so the row is written now
+          const folded = foldAtGroupEnd(trx, 'rows', id, writeRows);
+          expect(folded).toBe(!pgDb);
+          if (!folded) await rawQuery(trx, INSERT + "(?, 0, 'T', '{}', 0, 0)", [id]);
+          return id;
+        });
+      const { out: settled, sqls } = await statementsDuring(() =>
+        Promise.allSettled([run(a, false), run(b, true), run(c, false)]),
+      );
+      // b's read failed: b alone fails (on PostgreSQL its savepoint undoes the aborted state)
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await stored([a, b, c])).toEqual([a, c]);
+      expect(sqls.filter((q) => /savepoint grp$/.test(q)).length).toBe(pgDb ? 4 : 0);
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
     'a member that runs a statement after folding writes its row first, inside its savepoint',
     async () => {
       const [a, b, c] = [nextId++, nextId++, nextId++];
