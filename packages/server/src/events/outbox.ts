@@ -92,8 +92,9 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       this.o.hooks.afterCommit(trx, () => this.o.people(people));
     }
     // One version read for the recipients and the webhook targets (derived-cache.ts `now`), and
-    // for every member of a group commit (storage/group-commit.ts oncePerGroup).
-    const pin = oncePerGroup(trx, 'cache-version', () => this.o.cache.now());
+    // for every member of a group commit (storage/group-commit.ts oncePerGroup) — or none, when
+    // the request brings the one it was authenticated at (read after it arrived, like this one).
+    const pin = event.pinned ?? oncePerGroup(trx, 'cache-version', () => this.o.cache.now());
     const version = typeof pin === 'number' ? pin : await pin;
     // D34 decides who may receive it; D63: beyond the eight, only the bots that subscribed.
     const bots = await filterBySubscription(

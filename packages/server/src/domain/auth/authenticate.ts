@@ -43,15 +43,19 @@ function touchedMap(d: Pick<Domain, 'db'>): Map<string, number> {
 async function personSession(
   d: Pick<Domain, 'db' | 'cache' | 'clock' | 'config' | 'people'>,
   token: string,
+  pinned: number | undefined,
 ): Promise<Principal> {
   const hash = hashSessionToken(token);
-  const row = await d.cache.get(`session:${hash}`, () =>
-    d.db
-      .selectFrom('user_sessions as s')
-      .innerJoin('users as u', 'u.id', 's.user_id')
-      .select(['u.id', 'u.name', 'u.is_bot', 'u.disabled', 's.id as sessionId', 's.last_used_at'])
-      .where('s.token_hash', '=', hash)
-      .executeTakeFirst(),
+  const row = await d.cache.get(
+    `session:${hash}`,
+    () =>
+      d.db
+        .selectFrom('user_sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select(['u.id', 'u.name', 'u.is_bot', 'u.disabled', 's.id as sessionId', 's.last_used_at'])
+        .where('s.token_hash', '=', hash)
+        .executeTakeFirst(),
+    pinned,
   );
   if (!row || row.is_bot) throw unauthorized('Unknown or ended session');
   if (row.disabled) throw unauthorized('This account is disabled');
@@ -90,28 +94,43 @@ async function personSession(
     isBot: false,
     botId: undefined,
     session: { id: row.sessionId, hash, touched: didTouch },
+    // The touch above writes only the session's own row, which no access check reads.
+    pinned,
   };
 }
 
-/** Resolve a token to its principal: a bot token (JWT) or a human session token. */
+/**
+ * Resolve a token to its principal: a bot token (JWT) or a human session token. `pin`: read the
+ * cache's version once for this lookup and keep it on the principal (Principal.pinned: an HTTP
+ * request on PostgreSQL, where each read is a round trip).
+ */
 export async function authenticate(
   d: Pick<Domain, 'db' | 'cache' | 'clock' | 'config' | 'people'>,
   codec: BotTokenCodec,
   token: string,
+  pin = false,
 ): Promise<Principal> {
-  if (token.startsWith(SESSION_PREFIX)) return personSession(d, token);
+  let pinned: number | undefined;
+  if (pin && d.cache.enabled) {
+    const now = d.cache.now();
+    pinned = typeof now === 'number' ? now : await now;
+  }
+  if (token.startsWith(SESSION_PREFIX)) return personSession(d, token, pinned);
   const claims = await codec.verify(token);
   if (!claims) throw unauthorized('Invalid token');
   // D8: an old generation (the token was reset) is refused from the very next request — the
   // reset writes `bots`, which drops the cached row (domain/derived-cache.ts).
-  const row = await d.cache.get(`bot:${claims.botId}`, () =>
-    d.db
-      .selectFrom('bots as b')
-      .innerJoin('users as u', 'u.id', 'b.user_id')
-      .select(['b.id', 'b.token_generation', 'u.id as userId', 'u.name'])
-      .where('b.id', '=', claims.botId)
-      .executeTakeFirst(),
+  const row = await d.cache.get(
+    `bot:${claims.botId}`,
+    () =>
+      d.db
+        .selectFrom('bots as b')
+        .innerJoin('users as u', 'u.id', 'b.user_id')
+        .select(['b.id', 'b.token_generation', 'u.id as userId', 'u.name'])
+        .where('b.id', '=', claims.botId)
+        .executeTakeFirst(),
+    pinned,
   );
   if (!row || row.token_generation !== claims.generation) throw unauthorized('Invalid token');
-  return { userId: row.userId, name: row.name, isBot: true, botId: row.id };
+  return { userId: row.userId, name: row.name, isBot: true, botId: row.id, pinned };
 }

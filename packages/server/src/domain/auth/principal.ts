@@ -7,6 +7,13 @@ export interface Principal {
   readonly botId: number | undefined;
   /** D47: set when a person authenticated with a session token */
   readonly session?: SessionRef;
+  /**
+   * An HTTP request on PostgreSQL: the derived cache's version read to authenticate it, after the
+   * request arrived — so every commit its caller saw answered before sending it is counted. The
+   * request's lookups before it writes anything (its access check) use it instead of asking the
+   * database again (domain/derived-cache.ts: a version read after the lookup's request began).
+   */
+  readonly pinned?: number | undefined;
 }
 
 /** D47: the session a person's request came with. */

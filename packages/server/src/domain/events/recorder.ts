@@ -94,6 +94,12 @@ export interface RecordedEvent {
     | { kind: 'dm'; userIds: [number, number] }
     /** D63/D65: exactly this bot, whatever its subscription; no person */
     | { kind: 'bot'; botId: number };
+  /**
+   * The cache version the request was authenticated at (Principal.pinned, PostgreSQL): read after
+   * the request arrived, so its recipients may be read at it instead of at a version read for
+   * the group commit.
+   */
+  pinned?: number | undefined;
 }
 
 /** A recorder that drops everything (tools that never deliver events). */

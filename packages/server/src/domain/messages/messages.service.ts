@@ -208,6 +208,7 @@ async function send(
             ? { type: 'DM_MESSAGE_CREATE', data: message }
             : { type: 'MESSAGE_CREATE', data: message },
         scope: t.scope,
+        pinned: p.pinned,
       });
     })
     .catch((err: unknown) => {

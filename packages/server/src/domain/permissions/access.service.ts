@@ -132,8 +132,9 @@ export async function requireGuildChannel(
   /** D58: the caller speaks (sends, reacts, types, invokes a command): refused while timed out */
   opts: { speaking?: boolean } = {},
 ): Promise<GuildChannel> {
-  // One version read for the three lookups (on PostgreSQL each read is a round trip).
-  const now = d.cache.now();
+  // One version read for the three lookups (on PostgreSQL each read is a round trip) — the one
+  // the request was authenticated at, if it has one: an access check comes before any write.
+  const now = p.pinned ?? d.cache.now();
   const version = typeof now === 'number' ? now : await now;
   const ch = await d.cache.get(
     `channel:${channelId}`,

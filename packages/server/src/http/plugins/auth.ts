@@ -32,12 +32,15 @@ export const botAuth =
   async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const header = req.headers.authorization;
     const cookie = header === undefined || header === '' ? sessionCookieOf(req) : undefined;
+    // PostgreSQL: the cache version read for the authentication serves the access check too
+    // (Principal.pinned); on SQLite a read costs nothing.
+    const pin = deps.domain.dialect === 'postgres';
     if (cookie === undefined) {
-      req.principal = await authenticate(deps.domain, deps.codec, bearerToken(header));
+      req.principal = await authenticate(deps.domain, deps.codec, bearerToken(header), pin);
       return;
     }
     if (!cookie.startsWith(SESSION_PREFIX)) throw unauthorized('Unknown or ended session');
-    const principal = await authenticate(deps.domain, deps.codec, cookie);
+    const principal = await authenticate(deps.domain, deps.codec, cookie, pin);
     requireSameSiteWrite(req, deps);
     req.principal = principal;
     req.authVia = 'cookie';

@@ -82,7 +82,13 @@ export const personAuth =
     } else {
       throw unauthorized('Missing session: log in, or send Authorization: Bearer <session token>');
     }
-    const principal = await authenticate(deps.domain, deps.codec, token);
+    // Principal.pinned: one cache version read for the authentication and the access check
+    const principal = await authenticate(
+      deps.domain,
+      deps.codec,
+      token,
+      deps.domain.dialect === 'postgres',
+    );
     if (principal.isBot)
       throw new AppError('FORBIDDEN', "The people's API /app/v1 does not take bot tokens");
     if (req.authVia === 'cookie') requireSameSiteWrite(req, deps);
