@@ -194,8 +194,9 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
           .evaluate((i: HTMLImageElement) => i.naturalWidth),
       ).toBeGreaterThan(0);
       await shot(page, '26-push-offline-shell');
-      await page.context().setOffline(false);
       expect(errors.filter((e) => !/net::ERR_INTERNET_DISCONNECTED|WebSocket/.test(e))).toEqual([]);
+      // Closed while still offline: back online, the app reloads itself, and Chromium (Debian's
+      // 2026-11 build) then left the context's close pending for ever in about one run of three.
       await page.context().close();
     },
   );
@@ -306,16 +307,17 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
         });
       });
       await cdp.send('ServiceWorker.enable');
-      await cdp.send('ServiceWorker.deliverPushMessage', {
-        origin,
-        registrationId: await regId,
-        data: JSON.stringify({
-          title: 'alice in #general',
-          body: 'hello from the push service',
-          url: `/g/${guildId}/${channelId}`,
-          tag: `channel:${channelId}`,
-        }),
-      });
+      const deliver = async () =>
+        cdp.send('ServiceWorker.deliverPushMessage', {
+          origin,
+          registrationId: await regId,
+          data: JSON.stringify({
+            title: 'alice in #general',
+            body: 'hello from the push service',
+            url: `/g/${guildId}/${channelId}`,
+            tag: `channel:${channelId}`,
+          }),
+        });
       // (an async predicate would be a Promise, truthy at once: poll an evaluate instead)
       const shown = () =>
         page.evaluate(async () => {
@@ -325,6 +327,16 @@ describe.skipIf(!chromiumAvailable())('Web Push and the installable app (D66)', 
             ? { title: n[0]!.title, body: n[0]!.body, tag: n[0]!.tag, data: n[0]!.data }
             : null;
         });
+      // DevTools' push is the far edge standing in for a push service, and Chromium (Debian's
+      // 2026-11 build) dropped about one delivery in ten right after the worker registered: a push
+      // service retries too, and the tag makes a repeat replace the notification, not add one.
+      for (let attempt = 0; attempt < 5 && (await shown()) === null; attempt++) {
+        await deliver();
+        await expect
+          .poll(shown, { timeout: 5_000, interval: 100 })
+          .not.toBeNull()
+          .catch(() => undefined);
+      }
       await expect.poll(shown, { timeout: TIMEOUT, interval: 100 }).not.toBeNull();
       expect(await shown()).toEqual({
         title: 'alice in #general',
