@@ -25,21 +25,33 @@ const pgOk = await postgresAvailable();
 // a real database with a second connection standing for anyone else reading it: SQLite (a file)
 // and PostgreSQL (issue 29: a fresh schema), with the settings the server uses for each
 // (events/runtime.ts).
-describe.each([
-  { dialect: 'sqlite' as const, group: { maxGroup: 64 } },
-  { dialect: 'postgres' as const, group: { maxGroup: 32, overlap: true, maxInFlight: 2 } },
-])('group commit ($dialect)', ({ dialect, group }) => {
+/** The server's group settings for each database (events/runtime.ts). */
+const GROUP = {
+  sqlite: { maxGroup: 64 },
+  postgres: { maxGroup: 32, overlap: true, maxInFlight: 2 },
+} as const;
+
+interface GroupDb {
+  /** the database, unwrapped */
+  h: DatabaseHandle;
+  /** a second connection standing for anyone else reading it */
+  other: DatabaseHandle;
+  hooks: CommitHooks;
+  /** the Domain's transaction wrapper with group commit */
+  db: Db;
+}
+
+/**
+ * A fresh migrated database for a describe block — a SQLite file, or a PostgreSQL schema of its
+ * own (nothing when PostgreSQL is unavailable) — filled in before its tests, dropped after.
+ */
+function groupDatabase(dialect: 'sqlite' | 'postgres'): GroupDb {
   const pgDb = dialect === 'postgres';
   const dir = mkdtempSync(path.join(tmpdir(), 'parley-group-'));
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const url = pgDb ? PG_URL : `sqlite:${path.join(dir, 'parley.db')}`;
-  let h: DatabaseHandle;
-  let other: DatabaseHandle;
-  let hooks: CommitHooks;
-  let db: Db;
-  let nextId = 1;
+  const g = {} as GroupDb;
   let admin: pg.Client | undefined;
-
   beforeAll(async () => {
     if (pgDb) {
       if (!pgOk) return;
@@ -48,27 +60,43 @@ describe.each([
       await admin.query(`create schema ${schema}`);
     }
     const opts = pgDb ? { schema } : {};
-    h = openDatabase(url, opts);
-    await migrate(h.db, dialect);
-    other = openDatabase(url, opts);
-    hooks = new CommitHooks((err) => {
+    g.h = openDatabase(url, opts);
+    await migrate(g.h.db, dialect);
+    g.other = openDatabase(url, opts);
+    g.hooks = new CommitHooks((err) => {
       throw err;
     });
-    db = hooks.wrap(h.db, { group });
-    if (pgDb)
-      await sql`create table poison (user_id bigint references users (id) deferrable initially deferred)`.execute(
-        h.db,
-      );
+    g.db = g.hooks.wrap(g.h.db, { group: GROUP[dialect] });
   });
-
   afterAll(async () => {
-    await h?.close();
-    await other?.close();
+    await g.h?.close();
+    await g.other?.close();
     if (admin) {
       await admin.query(`drop schema ${schema} cascade`);
       await admin.end();
     }
     rmSync(dir, { recursive: true, force: true });
+  });
+  return g;
+}
+
+describe.each(['sqlite' as const, 'postgres' as const])('group commit (%s)', (dialect) => {
+  const pgDb = dialect === 'postgres';
+  const group = GROUP[dialect];
+  const g = groupDatabase(dialect);
+  let h: DatabaseHandle;
+  let other: DatabaseHandle;
+  let hooks: CommitHooks;
+  let db: Db;
+  let nextId = 1;
+
+  beforeAll(async () => {
+    if (pgDb && !pgOk) return;
+    ({ h, other, hooks, db } = g);
+    if (pgDb)
+      await sql`create table poison (user_id bigint references users (id) deferrable initially deferred)`.execute(
+        h.db,
+      );
   });
 
   const addEvent = (trx: Db, id: number) =>
@@ -344,38 +372,14 @@ describe.each([
 // a member's first statement (storage/group-commit.ts foldAtGroupEnd, storage/hooked-driver.ts).
 describe.each(['sqlite' as const, 'postgres' as const])('folded rows (%s)', (dialect) => {
   const pgDb = dialect === 'postgres';
-  const dir = mkdtempSync(path.join(tmpdir(), 'parley-fold-'));
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const url = pgDb ? PG_URL : `sqlite:${path.join(dir, 'parley.db')}`;
-  const group = pgDb ? { maxGroup: 32, overlap: true, maxInFlight: 2 } : { maxGroup: 64 };
+  const g = groupDatabase(dialect);
   let h: DatabaseHandle;
   let hooks: CommitHooks;
   let db: Db;
-  let admin: pg.Client | undefined;
   let nextId = 1;
 
-  beforeAll(async () => {
-    if (pgDb) {
-      if (!pgOk) return;
-      admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`create schema ${schema}`);
-    }
-    h = openDatabase(url, pgDb ? { schema } : {});
-    await migrate(h.db, dialect);
-    hooks = new CommitHooks((err) => {
-      throw err;
-    });
-    db = hooks.wrap(h.db, { group });
-  });
-
-  afterAll(async () => {
-    await h?.close();
-    if (admin) {
-      await admin.query(`drop schema ${schema} cascade`);
-      await admin.end();
-    }
-    rmSync(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    ({ h, hooks, db } = g);
   });
 
   const INSERT =
