@@ -45,6 +45,13 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
        * at commit, so its log reader must not hand it to them again, whichever comes first)
        */
       logged?: (row: LogRow) => void;
+      /**
+       * Rows are being appended whose keys are not known yet — and, in a PostgreSQL group commit
+       * written as one statement (storage/group-commit.ts), may be committed before `logged`
+       * hears of them: the log reader holds the people's rows it reads until the returned
+       * function is called (after `logged`).
+       */
+      logging?: () => () => void;
       tokenReset: (botId: number) => void;
       /**
        * D51: a committed people's event, for this node's people (after commit). Other nodes
@@ -141,20 +148,33 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     const logged = this.o.logged;
     const fields = { type: e.type, data: e.data, recipientSet: set, now, audience };
     // Issue 29: a group commit's events go in one statement at the group's end
-    // (storage/group-commit.ts); the row's key is known from then on — before the COMMIT, so
-    // before anything reads it (this node's note of its own rows, the after-commit fan-out).
-    const later = batchAtGroupEnd(trx, 'event_log', { fields, row }, async (t, items) => {
-      const keys = await appendEvents(
-        t,
-        items.map((i) => i.fields),
-      );
-      items.forEach((i, n) => {
-        const key = keys[n] as LogKey;
-        i.row.xid = key.xid;
-        i.row.pos = key.pos;
-        logged?.(i.row);
-      });
-    });
+    // (storage/group-commit.ts); the row's key is known from then on — before the COMMIT, or
+    // (PostgreSQL, the group's end written as one statement) with it, while `logging` holds the
+    // log reader's people's rows: either way before this node's people could get a row twice.
+    const later = batchAtGroupEnd(
+      trx,
+      'event_log',
+      { fields, row },
+      async (t, items) => {
+        const settled = this.o.logging?.();
+        try {
+          const keys = await appendEvents(
+            t,
+            items.map((i) => i.fields),
+          );
+          items.forEach((i, n) => {
+            const key = keys[n] as LogKey;
+            i.row.xid = key.xid;
+            i.row.pos = key.pos;
+            logged?.(i.row);
+          });
+        } finally {
+          settled?.();
+        }
+        // one INSERT, handed over before anything is awaited (storage/group-commit.ts Gatherable)
+      },
+      { gather: true },
+    );
     if (!later) {
       const key = await appendEvent(trx, fields);
       row.xid = key.xid;

@@ -8,7 +8,8 @@ import type { Db, Dialect } from '../storage/db.js';
 import { isAudience, noBus, type Signal, type SignalBus } from './bus.js';
 import { CommitHooks } from './commit-hooks.js';
 import { Feed } from './feed.js';
-import { keyLess, type LogKey, type LogRow } from './log.js';
+import { LocalRows } from './local-rows.js';
+import type { LogRow } from './log.js';
 import { OutboxRecorder } from './outbox.js';
 import { pruneEvents } from './pruner.js';
 import { RedisBus } from './redis-bus.js';
@@ -83,17 +84,16 @@ export function openEvents(o: {
   // D72: people's events are read from the log like bots' (Redis only wakes the reader up), so a
   // Redis outage delays them by at most a poll and loses none. This node's own rows went to its
   // people at commit already (`people` below): the reader skips them.
-  const local = new LocalRows();
+  const local = new LocalRows((r) => {
+    const audience = parseAudience(r.audience);
+    if (audience) tellPeople({ type: r.type, data: r.data, audience });
+  });
   const feed = new Feed(db, o.dialect, {
     pollMs: DB_CHECK_MS,
     batch: 1024,
     onError,
     people: {
-      row: (r) => {
-        if (local.take(r)) return;
-        const audience = parseAudience(r.audience);
-        if (audience) tellPeople({ type: r.type, data: r.data, audience });
-      },
+      row: (r) => local.read(r),
       reached: (end) => local.below(end),
     },
   });
@@ -140,6 +140,7 @@ export function openEvents(o: {
     hooks,
     committed,
     logged: (r) => local.add(r),
+    logging: () => local.appending(),
     tokenReset: (botId) => publish({ k: 'token', botId }),
     userSessions: (userId) => publish({ k: 'user', userId }),
     people: tellPeople,
@@ -212,37 +213,6 @@ export function openEvents(o: {
       await bus.close();
     },
   };
-}
-
-/**
- * D72: the log rows this process wrote that its reader has not passed yet. A row is noted when
- * it is appended, before its transaction commits: the reader may see it before the commit's
- * callbacks run, and must skip it all the same (this node's people get it from those). A
- * rolled-back row is never read and goes when the reader passes its key; its key may be used
- * again on SQLite (a rolled-back AUTOINCREMENT), so a row is only taken with its own data.
- */
-class LocalRows {
-  private readonly rows = new Map<string, LogRow>();
-
-  add(r: LogRow): void {
-    this.rows.set(`${r.xid}:${r.pos}`, r);
-  }
-
-  /** True (and forgotten) when `r` is one of them. */
-  take(r: LogRow): boolean {
-    if (this.rows.size === 0) return false;
-    const id = `${r.xid}:${r.pos}`;
-    const mine = this.rows.get(id);
-    if (mine === undefined) return false;
-    this.rows.delete(id);
-    return mine.data === r.data && mine.type === r.type;
-  }
-
-  /** The reader is past `end`: rows below it that it never handed (rolled back) go. */
-  below(end: LogKey): void {
-    if (this.rows.size === 0) return;
-    for (const [id, r] of this.rows) if (keyLess(r, end)) this.rows.delete(id);
-  }
 }
 
 function parseAudience(text: string | null): PeopleDispatch['audience'] | undefined {

@@ -160,7 +160,9 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
       end: () => p.end(),
     };
   };
-  const db = new Kysely<Database>({ dialect: hookedDialect(new PostgresDialect({ pool })) });
+  const db = new Kysely<Database>({
+    dialect: hookedDialect(new PostgresDialect({ pool }), { lazyBegin: true }),
+  });
   return {
     db,
     dialect: 'postgres',

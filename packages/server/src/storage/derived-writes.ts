@@ -53,14 +53,22 @@ const WRITE_TARGET = /^\s*(?:insert\s+into|update|delete\s+from|replace\s+into)\
 const NEUTRAL = /^\s*(?:select|begin|start\s+transaction|commit|savepoint|release)\b/i;
 
 // A common table expression is a read unless it writes somewhere (PostgreSQL's event-log reader
-// is one: events/log.ts).
+// is one: events/log.ts); it writes derived data when any of its writes does, or when a write's
+// target cannot be told (a group commit's end in one statement writes only messages, the event
+// log and the counts: storage/group-commit.ts). ON CONFLICT's DO UPDATE names no table.
 const WITH = /^\s*with\b/i;
-const WRITES_ANYWHERE = /\b(?:insert\s+into|update|delete\s+from)\b/i;
+const WRITES_ANYWHERE = /\b(?:insert\s+into|(?<!\bdo\s+)update|delete\s+from)\b(\s+"?(\w+)"?)?/gi;
 
 /** The statement may change data the derived cache keeps (see above). */
 export function writesDerivedData(text: string): boolean {
   if (NEUTRAL.test(text) || NO_DERIVED_STATEMENTS.has(text)) return false;
-  if (WITH.test(text)) return WRITES_ANYWHERE.test(text);
+  if (WITH.test(text)) {
+    for (const write of text.matchAll(WRITES_ANYWHERE)) {
+      const table = write[2];
+      if (table === undefined || !NO_DERIVED_DATA.has(table.toLowerCase())) return true;
+    }
+    return false;
+  }
   const table = WRITE_TARGET.exec(text)?.[1];
   return table === undefined || !NO_DERIVED_DATA.has(table.toLowerCase());
 }

@@ -104,14 +104,18 @@ export class GroupCommit {
             state.disarm();
             succeeded.push({ job, value, member: index });
           }
-          // The folded rows first (they may fail a member), then the rest of the group's end
-          // (atGroupEnd, batchAtGroupEnd); a failure there fails the group.
-          await writeFolds(state, (member, err) => {
-            dropMember(state, member);
-            failed.add(member);
-            jobs[member]?.reject(err);
-          });
-          for (let fn = lastly.shift(); fn; fn = lastly.shift()) await fn(trx);
+          // PostgreSQL, no member ran a statement of its own: the group's rows in one statement
+          // that commits by itself. Else (or if that statement fails) the folded rows first
+          // (they may fail a member), then the rest of the group's end (atGroupEnd,
+          // batchAtGroupEnd); a failure there fails the group.
+          if (!(await writeInOneStatement(state, trx))) {
+            await writeFolds(state, (member, err) => {
+              dropMember(state, member);
+              failed.add(member);
+              jobs[member]?.reject(err);
+            });
+            for (let fn = lastly.shift(); fn; fn = lastly.shift()) await fn(trx);
+          }
         } finally {
           state.disarm();
           groupEnd.delete(trx.getExecutor());
@@ -137,10 +141,15 @@ export class GroupCommit {
 type GroupEndWork = (trx: Db) => Promise<void>;
 interface Batch {
   rows: Array<{ member: number; row: unknown }>;
+  write: (trx: Db, rows: unknown[]) => Promise<void>;
+  /** `write` may be gathered into the group's one statement (see `Gatherable`) */
+  gather: boolean;
 }
 interface GroupState {
   /** the work queued by atGroupEnd and batchAtGroupEnd, in the order it was queued */
   lastly: GroupEndWork[];
+  /** how much of `lastly` atGroupEnd queued (work that is not a batch's rows) */
+  plain: number;
   /** the member running now (members run one after another) */
   member: number;
   /** batchAtGroupEnd's rows, by kind */
@@ -152,6 +161,11 @@ interface GroupState {
   /** SQLite: statements run straight on the connection the group holds (storage/sqlite-direct.ts),
    * the member's savepoint taken first when it is due */
   direct: DirectRun | undefined;
+  /** PostgreSQL, while the group's end is gathered into one statement: takes the statements */
+  collect: CollectRun | undefined;
+  /** the group's connection, when it is hooked (PostgreSQL: its BEGIN may still be due) */
+  hooked: HookedConnection | undefined;
+  pg: boolean;
   /** the group's connection without the hooks: savepoints and folded rows */
   run: FoldRun;
   /** the member's savepoint can wait for its first statement (the connection is hooked) */
@@ -178,6 +192,16 @@ export type FoldRun = (text: string, params: readonly unknown[]) => unknown;
 interface Fold {
   rows: Array<{ member: number; row: unknown }>;
   write: (run: FoldRun, rows: unknown[]) => unknown;
+  gather: boolean;
+}
+
+/**
+ * `gather`: the writer hands exactly one INSERT to its runner (`run`, or rawQuery on the group's
+ * handle) before it awaits anything, and runs nothing else — so on PostgreSQL it may be gathered
+ * into the group's one statement (`writeInOneStatement`).
+ */
+export interface Gatherable {
+  gather?: boolean;
 }
 
 async function groupState(db: Db, trx: Db): Promise<GroupState> {
@@ -189,11 +213,18 @@ async function groupState(db: Db, trx: Db): Promise<GroupState> {
     raw ??
     (async (text, params) => {
       const query = CompiledQuery.raw(pg ? dollars(text) : text, [...params]);
+      if (!hooked) return (await trx.executeQuery(query)).rows;
       // inside a hook the executor is busy with the statement that fired it: the connection
-      return (await (hooked ? hooked.inner.executeQuery(query) : trx.executeQuery(query))).rows;
+      // (the transaction's deferred BEGIN first)
+      await hooked.begin();
+      return (await hooked.inner.executeQuery(query)).rows;
     });
   const state: GroupState = {
     lastly: [],
+    plain: 0,
+    collect: undefined,
+    hooked,
+    pg,
     member: 0,
     batches: new Map(),
     folds: new Map(),
@@ -293,6 +324,110 @@ async function writeFolds(
   state.folds.clear();
 }
 
+/** A statement of the group's end, gathered: settled once the group's one statement has run. */
+interface Part {
+  text: string;
+  params: readonly unknown[];
+  resolve: (rows: unknown[]) => void;
+  reject: (err: unknown) => void;
+}
+type CollectRun = (text: string, params: readonly unknown[]) => Promise<unknown[]>;
+/** a raw statement's runner inside a group (`runnerIn`) */
+export type GroupRun = (text: string, params: readonly unknown[]) => unknown[] | Promise<unknown[]>;
+/** the gathered statement could not be used: its writer's promise rejects with this, unseen */
+const GATHER_FAILED = new Error('group end: written statement by statement');
+const INSERT = /^\s*insert\s+into\s/i;
+const RETURNING = /\breturning\b/i;
+
+/**
+ * Issue 29 (PostgreSQL): when no member of the group ran a statement of its own — plain sends,
+ * whose rows all wait for the group's end (foldAtGroupEnd, batchAtGroupEnd) — the transaction
+ * has not even begun (storage/hooked-driver.ts `lazyBegin`), and the group's end is written as ONE
+ * statement that commits by itself: each writer's INSERT becomes a common table expression of
+ * it (PostgreSQL runs every data-modifying one to completion, in one snapshot, as one
+ * transaction: all or nothing, its rows under one transaction id like any group's). One round
+ * trip for the group instead of BEGIN, a savepoint, three inserts and COMMIT.
+ *
+ * Each writer is called with a runner that only takes its statement (`collect`); a writer must
+ * hand over exactly one INSERT before it awaits anything, and at most one of them may return
+ * rows (the event log's keys) — it becomes the outer statement. Otherwise, or if the statement
+ * fails (a folded row whose channel was deleted meanwhile), nothing was written: the writers are
+ * told so (GATHER_FAILED) and false sends the group the usual way, with savepoints, where a
+ * failing row fails its own member alone.
+ */
+async function writeInOneStatement(state: GroupState, trx: Db): Promise<boolean> {
+  const hooked = state.hooked;
+  if (!state.pg || !hooked?.beginPending() || state.plain > 0) return false;
+  for (const w of [...state.folds.values(), ...state.batches.values()])
+    if (w.rows.length > 0 && !w.gather) return false;
+  const parts: Part[] = [];
+  const collect: CollectRun = (text, params) =>
+    new Promise<unknown[]>((resolve, reject) => parts.push({ text, params, resolve, reject }));
+  const writes: Array<Promise<unknown>> = [];
+  let usable = true;
+  const gather = (write: () => unknown): void => {
+    const before = parts.length;
+    try {
+      writes.push(Promise.resolve(write()));
+    } catch {
+      usable = false;
+    }
+    if (parts.length !== before + 1) usable = false;
+  };
+  state.collect = collect;
+  try {
+    for (const fold of state.folds.values())
+      if (fold.rows.length > 0)
+        gather(() =>
+          fold.write(
+            collect,
+            fold.rows.map((r) => r.row),
+          ),
+        );
+    for (const batch of state.batches.values())
+      if (batch.rows.length > 0)
+        gather(() =>
+          batch.write(
+            trx,
+            batch.rows.map((r) => r.row),
+          ),
+        );
+  } finally {
+    state.collect = undefined;
+  }
+  const returning = parts.filter((p) => RETURNING.test(p.text));
+  const main = returning[0] ?? parts[parts.length - 1];
+  if (!usable || returning.length > 1 || !parts.every((p) => INSERT.test(p.text)))
+    return gatherFailed(parts, writes);
+  if (!main) return true; // nothing to write
+  const ctes = parts.filter((p) => p !== main);
+  const text =
+    (ctes.length > 0 ? `with ${ctes.map((p, i) => `"g${i}" as (${p.text})`).join(', ')} ` : '') +
+    main.text;
+  const params = [...ctes.flatMap((p) => p.params), ...main.params];
+  let rows: unknown[];
+  try {
+    rows = (await hooked.inner.executeQuery(CompiledQuery.raw(dollars(text), params))).rows;
+  } catch {
+    return gatherFailed(parts, writes);
+  }
+  for (const p of parts) p.resolve(p === main ? rows : []);
+  await Promise.all(writes);
+  // written: nothing is left for the group's end
+  state.folds.clear();
+  state.batches.clear();
+  state.lastly.length = 0;
+  return true;
+}
+
+/** The gathered statement was not run: its writers learn it (unseen); the group's end is then
+ * written statement by statement (false). */
+function gatherFailed(parts: readonly Part[], writes: ReadonlyArray<Promise<unknown>>): false {
+  for (const p of parts) p.reject(GATHER_FAILED);
+  for (const w of writes) w.catch(() => {});
+  return false;
+}
+
 /** the running group's state, by its executor (one per transaction) */
 const groupEnd = new WeakMap<object, GroupState>();
 
@@ -309,12 +444,23 @@ export function atGroupEnd(trx: Db, fn: GroupEndWork): boolean {
   const state = groupEnd.get(trx.getExecutor());
   if (!state) return false;
   state.lastly.push(fn);
+  state.plain++;
   return true;
 }
 
 /** The direct runner of the SQLite group `trx` belongs to (storage/sqlite-direct.ts), if any. */
 export function directIn(trx: Db): DirectRun | undefined {
   return groupEnd.get(trx.getExecutor())?.direct;
+}
+
+/**
+ * How a raw statement (storage/raw-sql.ts) of the group `trx` belongs to runs, when not through
+ * Kysely: SQLite's direct runner (storage/sqlite-direct.ts), or PostgreSQL's gathering of the
+ * group's end into one statement (`writeInOneStatement`). Undefined: through Kysely.
+ */
+export function runnerIn(trx: Db): GroupRun | undefined {
+  const state = groupEnd.get(trx.getExecutor());
+  return state && (state.direct ?? state.collect);
 }
 
 /**
@@ -335,12 +481,13 @@ export function foldAtGroupEnd<R>(
   kind: string,
   row: R,
   write: (run: FoldRun, rows: R[]) => unknown,
+  opts: Gatherable = {},
 ): boolean {
   const state = groupEnd.get(trx.getExecutor());
   if (!state?.due || state.holds) return false;
   let fold = state.folds.get(kind);
   if (!fold) {
-    fold = { rows: [], write: write as Fold['write'] };
+    fold = { rows: [], write: write as Fold['write'], gather: opts.gather === true };
     state.folds.set(kind, fold);
   }
   fold.rows.push({ member: state.member, row });
@@ -363,12 +510,13 @@ export function batchAtGroupEnd<R>(
   kind: string,
   row: R,
   write: (trx: Db, rows: R[]) => Promise<void>,
+  opts: Gatherable = {},
 ): boolean {
   const state = groupEnd.get(trx.getExecutor());
   if (!state) return false;
   let batch = state.batches.get(kind);
   if (!batch) {
-    const fresh: Batch = { rows: [] };
+    const fresh: Batch = { rows: [], write: write as Batch['write'], gather: opts.gather === true };
     state.batches.set(kind, fresh);
     state.lastly.push(async (t) => {
       state.batches.delete(kind);

@@ -1,6 +1,6 @@
 import { CompiledQuery, PostgresAdapter, type Compilable } from 'kysely';
 import type { Db } from './db.js';
-import { directIn } from './group-commit.js';
+import { directIn, runnerIn } from './group-commit.js';
 
 /**
  * Fixed SQL for the few statements every message send runs: the message row, its quota count,
@@ -12,8 +12,8 @@ import { directIn } from './group-commit.js';
  * Everything else stays on the query builder. Written with `?`; PostgreSQL gets `$1…$n`.
  */
 export async function rawQuery<R>(db: Db, text: string, params: readonly unknown[]): Promise<R[]> {
-  const direct = directIn(db);
-  if (direct) return direct(text, params) as R[];
+  const run = runnerIn(db);
+  if (run) return run(text, params) as R[] | Promise<R[]>;
   const dialectText = isPostgres(db) ? dollars(text) : text;
   return (await db.executeQuery<R>(CompiledQuery.raw(dialectText, [...params]))).rows;
 }
@@ -76,6 +76,7 @@ export async function builtOnce<R>(
     if (builtCache.size > 1000) builtCache.clear();
     builtCache.set(k, text);
   }
+  // SQLite's direct runner only (the text is in the dialect's own placeholders)
   const direct = directIn(db);
   if (direct) return direct(text, params) as R[];
   return (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;

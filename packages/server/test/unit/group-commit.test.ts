@@ -539,4 +539,139 @@ describe.each(['sqlite' as const, 'postgres' as const])('folded rows (%s)', (dia
       expect(sqls.filter((q) => /grp_fold/.test(q))).toEqual([]); // nothing left to fold
     },
   );
+
+  // Issue 29 (PostgreSQL): a group whose members ran no statement of their own has not begun its
+  // transaction (storage/hooked-driver.ts lazyBegin); its end is written as ONE statement that
+  // commits by itself (storage/group-commit.ts writeInOneStatement). SQLite writes it inside its
+  // transaction as before.
+  const KEYS = (n: number) => INSERT + tuples(n, "(?, 0, 'K', '{}', 0, 0)") + ' returning "pos"';
+  /** A member that folds a row and batches a key row (both gatherable), then maybe fails. */
+  function member(
+    id: number,
+    row: number,
+    opts: { fail?: boolean; keys: number[][]; ran: number[] },
+  ) {
+    return db.transaction().execute(async (trx) => {
+      expect(foldAtGroupEnd(trx, 'rows', row, writeRows, { gather: true })).toBe(true);
+      batchAtGroupEnd(
+        trx,
+        'keys',
+        id + 1000,
+        async (t, rows) => {
+          const r = await rawQuery<{ pos: number }>(t, KEYS(rows.length), rows);
+          opts.keys.push(r.map((x) => Number(x.pos)).sort((x, y) => x - y));
+        },
+        { gather: true },
+      );
+      hooks.afterCommit(trx, () => opts.ran.push(id));
+      if (opts.fail === true) throw new Error('no');
+      return id;
+    });
+  }
+
+  it.skipIf(pgDb && !pgOk)(
+    'members that ran no statement: the group’s end is one statement (PostgreSQL: no BEGIN, savepoint or COMMIT), its rows and returned keys right',
+    async () => {
+      const [a, b, c] = [nextId++, nextId++, nextId++];
+      const keys: number[][] = [];
+      const ran: number[] = [];
+      const { out: settled, sqls } = await statementsDuring(() =>
+        Promise.allSettled([
+          member(a, a, { keys, ran }),
+          member(b, b, { keys, ran, fail: true }),
+          member(c, c, { keys, ran }),
+        ]),
+      );
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await stored([a, b, c, a + 1000, b + 1000, c + 1000])).toEqual([
+        a,
+        c,
+        a + 1000,
+        c + 1000,
+      ]);
+      expect(keys).toEqual([[a + 1000, c + 1000]]); // the returned rows reach their writer
+      expect(ran).toEqual([a, c]);
+      if (pgDb)
+        expect(sqls).toEqual([
+          expect.stringMatching(
+            /^with "g0" as \(insert into "event_log" .*\) insert into "event_log" .* returning "pos"$/,
+          ),
+        ]);
+      else expect(sqls.filter((q) => /^\s*with\b/i.test(q))).toEqual([]);
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'the one statement fails on one member’s row: nothing of it stays, the group is written the usual way and that member alone fails',
+    async () => {
+      const [a, b, c, taken] = [nextId++, nextId++, nextId++, nextId++];
+      await db
+        .transaction()
+        .execute((trx) => rawQuery(trx, INSERT + "(?, 0, 'T', '{}', 0, 0)", [taken]));
+      const keys: number[][] = [];
+      const ran: number[] = [];
+      const { out: settled, sqls } = await statementsDuring(() =>
+        Promise.allSettled([
+          member(a, a, { keys, ran }),
+          member(b, taken, { keys, ran }),
+          member(c, c, { keys, ran }),
+        ]),
+      );
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(String((settled[1] as PromiseRejectedResult).reason)).toMatch(/unique|duplicate/i);
+      // each row once (a second write of a key would have failed the group), b's key not at all
+      expect(await stored([a, b, c, a + 1000, b + 1000, c + 1000])).toEqual([
+        a,
+        c,
+        a + 1000,
+        c + 1000,
+      ]);
+      expect(keys).toEqual([[a + 1000, c + 1000]]);
+      expect(ran).toEqual([a, c]);
+      if (pgDb) {
+        expect(sqls[0]).toMatch(/^with /);
+        expect(sqls[1]).toBe('begin');
+        expect(sqls.at(-1)).toBe('commit');
+      } else expect(sqls.filter((q) => /^\s*with\b/i.test(q))).toEqual([]);
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'a member that runs a statement of its own begins the transaction before it; the group’s end is then written in it',
+    async () => {
+      const [a, b] = [nextId++, nextId++];
+      const keys: number[][] = [];
+      const ran: number[] = [];
+      const reader = db.transaction().execute(async (trx) => {
+        await rawQuery(trx, 'select "pos" from "event_log" where "pos" = ?', [b]);
+        return 0;
+      });
+      const { sqls } = await statementsDuring(() =>
+        Promise.all([member(a, a, { keys, ran }), reader]),
+      );
+      expect(await stored([a, a + 1000])).toEqual([a, a + 1000]);
+      expect(sqls.filter((q) => /^\s*with\b/i.test(q))).toEqual([]);
+      if (pgDb) {
+        expect(sqls[0]).toBe('begin');
+        expect(sqls.at(-1)).toBe('commit');
+      }
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'a transaction that runs nothing sends nothing (PostgreSQL); savepoints through Kysely begin it first',
+    async () => {
+      const { sqls } = await statementsDuring(() => h.db.transaction().execute(async () => 1));
+      if (pgDb) expect(sqls).toEqual([]);
+      else expect(sqls.some((q) => /^begin/i.test(q))).toBe(true);
+      const id = nextId++;
+      const trx = await h.db.startTransaction().execute();
+      const sp = await trx.savepoint('sp').execute();
+      await rawQuery(sp, INSERT + "(?, 0, 'T', '{}', 0, 0)", [id]);
+      await sp.rollbackToSavepoint('sp').execute();
+      await rawQuery(trx, INSERT + "(?, 0, 'T', '{}', 0, 0)", [id + 1]);
+      await trx.commit().execute();
+      expect(await stored([id, id + 1])).toEqual([id + 1]);
+    },
+  );
 });

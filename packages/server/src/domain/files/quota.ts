@@ -125,7 +125,8 @@ export async function countMessageForQuota(
   // Issue 29: one statement for the whole group commit at its end (the count is read only by an
   // upload's limit check, which may then miss this group's messages — it errs by a few messages
   // towards the stricter limit, never past it).
-  if (batchAtGroupEnd(trx, 'messages_sent', { userId, day }, countMessages)) return;
+  if (batchAtGroupEnd(trx, 'messages_sent', { userId, day }, countMessages, { gather: true }))
+    return;
   await countMessages(trx, [{ userId, day }]);
 }
 

@@ -246,8 +246,12 @@ const MESSAGE_TUPLE = '(?, ?, ?, ?, ?, ?, ?, null, ?)';
  * own); a row that fails there (its channel deleted meanwhile) fails its own send alone.
  */
 async function insertMessage(trx: Db, values: MessageValues): Promise<void> {
-  const folded = foldAtGroupEnd(trx, 'messages', values, (run, rows) =>
-    run(MESSAGE_INSERT + tuples(rows.length, MESSAGE_TUPLE), rows.flat()),
+  const folded = foldAtGroupEnd(
+    trx,
+    'messages',
+    values,
+    (run, rows) => run(MESSAGE_INSERT + tuples(rows.length, MESSAGE_TUPLE), rows.flat()),
+    { gather: true },
   );
   if (!folded) await rawQuery(trx, MESSAGE_INSERT + MESSAGE_TUPLE, values);
 }
