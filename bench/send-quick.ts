@@ -7,9 +7,10 @@
  *   npx tsx bench/send-quick.ts [connections=50] [seconds=3] [rounds=2] [cases=sqlite,pg,floor,floor-pg,floor-pg-batch]
  *   (also `sqlite-rich`: issue 24's send with a mention and a reply)
  *
- * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. BENCH_BASE_SCRIPT=<an
- * earlier build's packages/server/dist/parley.js> adds the cases `sqlite-base`, `sqlite-rich-base` and `pg-base`: that build, for a
- * before/after of a change in the same interleaved rounds (issue 26: the search index's cost).
+ * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. The cases `sqlite-base`,
+ * `sqlite-rich-base` and `pg-base` run a base for a before/after in the same interleaved rounds:
+ * BENCH_BASE_SCRIPT=<an earlier build's packages/server/dist/parley.js> (issue 26: the search
+ * index's cost) and/or BENCH_BASE_NODE_ARGS="<node flags added after the start script's>".
  */
 import { startFloor, type FloorServer } from './lib/floor-server.js';
 import { HttpClient } from './lib/http-client.js';
@@ -39,11 +40,16 @@ interface Target {
 async function parley(
   name: string,
   postgres: boolean,
-  script?: string,
+  base = false,
   rich = false,
 ): Promise<Target> {
-  const before = process.env['BENCH_SERVER_SCRIPT'];
-  if (script !== undefined) process.env['BENCH_SERVER_SCRIPT'] = script;
+  // a base case: another build (BENCH_BASE_SCRIPT) and/or other node flags (BENCH_BASE_NODE_ARGS)
+  const vars = {
+    BENCH_SERVER_SCRIPT: base ? process.env['BENCH_BASE_SCRIPT'] : undefined,
+    BENCH_SERVER_NODE_ARGS: base ? process.env['BENCH_BASE_NODE_ARGS'] : undefined,
+  };
+  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  for (const [k, v] of Object.entries(vars)) if (v) process.env[k] = v;
   let s: ParleyServer;
   try {
     s = await startParley({
@@ -52,8 +58,9 @@ async function parley(
       ...(profileDir ? { cpuProfDir: profileDir } : {}),
     });
   } finally {
-    if (before === undefined) delete process.env['BENCH_SERVER_SCRIPT'];
-    else process.env['BENCH_SERVER_SCRIPT'] = before;
+    for (const [k, v] of Object.entries(before))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
   const op = new Operator(s);
   const world = await buildWorld(op, 50);
@@ -99,19 +106,11 @@ async function floor(name: string, mode: 'sqlite' | 'pg' | 'pg-batch'): Promise<
 
 const makers: Record<string, () => Promise<Target>> = {
   sqlite: () => parley('send (SQLite)', false),
-  'sqlite-rich': () => parley('send (SQLite, mention + reply)', false, undefined, true),
-  'sqlite-base': () =>
-    parley('send (SQLite, base build)', false, process.env['BENCH_BASE_SCRIPT'] ?? ''),
+  'sqlite-rich': () => parley('send (SQLite, mention + reply)', false, false, true),
+  'sqlite-base': () => parley('send (SQLite, base build)', false, true),
   pg: () => parley('send (PostgreSQL)', true),
-  'sqlite-rich-base': () =>
-    parley(
-      'send (SQLite, mention + reply, base build)',
-      false,
-      process.env['BENCH_BASE_SCRIPT'] ?? '',
-      true,
-    ),
-  'pg-base': () =>
-    parley('send (PostgreSQL, base build)', true, process.env['BENCH_BASE_SCRIPT'] ?? ''),
+  'sqlite-rich-base': () => parley('send (SQLite, mention + reply, base build)', false, true, true),
+  'pg-base': () => parley('send (PostgreSQL, base build)', true, true),
   floor: () => floor('floor (SQLite)', 'sqlite'),
   'floor-pg': () => floor('floor (PostgreSQL)', 'pg'),
   'floor-pg-batch': () => floor('floor (PostgreSQL, batched)', 'pg-batch'),

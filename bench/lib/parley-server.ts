@@ -102,7 +102,15 @@ export async function startParley(opts: ParleyOptions = {}): Promise<ParleyServe
     proc = await spawnNode({
       label: opts.label ?? 'parley server',
       script: other ?? start?.entry ?? '',
-      ...(start ? { nodeArgs: start.nodeArgs } : {}),
+      // BENCH_SERVER_NODE_ARGS: flags after the start script's (a later flag wins), to try one
+      ...(start
+        ? {
+            nodeArgs: [
+              ...start.nodeArgs,
+              ...(process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean),
+            ],
+          }
+        : {}),
       args: ['serve'],
       env,
       readyText: 'Parley is running',
