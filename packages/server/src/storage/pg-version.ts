@@ -41,6 +41,8 @@ export class PgCacheVersion {
   private queued: Promise<number> | undefined;
   /** bumps made by this node (tests, metrics) */
   bumps = 0;
+  /** reads sent to the database (tests, metrics) */
+  sent = 0;
 
   /**
    * The pool whose connections are watched, and how to open the reading connection (pg is
@@ -60,11 +62,16 @@ export class PgCacheVersion {
 
   /** The shared version; NaN when it cannot be told now. */
   read(): Promise<number> {
-    if (!this.inFlight) return this.send();
-    this.queued ??= this.inFlight.then(
-      () => this.send(),
-      () => this.send(),
-    );
+    // Issue 29: sent at the end of this turn of the loop, not at once, so that every request
+    // that arrived in it shares the read (on PostgreSQL each read is a round trip and a socket
+    // write); a read sent later still began after each of them.
+    // Behind a read under way, the next is sent as soon as it is back (as before).
+    this.queued ??= this.inFlight
+      ? this.inFlight.then(
+          () => this.send(),
+          () => this.send(),
+        )
+      : new Promise<number>((resolve) => setImmediate(() => resolve(this.send())));
     return this.queued;
   }
 
@@ -89,6 +96,7 @@ export class PgCacheVersion {
 
   private send(): Promise<number> {
     this.queued = undefined;
+    this.sent++;
     const connection = this.connection();
     if (!connection) return Promise.resolve(NaN);
     const p: Promise<number> = connection
