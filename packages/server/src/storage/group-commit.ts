@@ -413,7 +413,8 @@ async function writeInOneStatement(state: GroupState, trx: Db): Promise<boolean>
   }
   for (const p of parts) p.resolve(p === main ? rows : []);
   // Committed now. A writer that still threw (the event log's keys not matching its rows, which
-  // PostgreSQL's INSERT … RETURNING cannot do) fails the group's members like a failed COMMIT.
+  // PostgreSQL's INSERT … RETURNING cannot do) would fail the members although their rows stand,
+  // as a COMMIT whose answer is lost does.
   await Promise.all(writes);
   // written: nothing is left for the group's end
   state.folds.clear();
