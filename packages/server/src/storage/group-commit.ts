@@ -376,22 +376,18 @@ async function writeInOneStatement(state: GroupState, trx: Db): Promise<boolean>
   };
   state.collect = collect;
   try {
-    for (const fold of state.folds.values())
-      if (fold.rows.length > 0)
-        gather(() =>
-          fold.write(
-            collect,
-            fold.rows.map((r) => r.row),
-          ),
-        );
-    for (const batch of state.batches.values())
-      if (batch.rows.length > 0)
-        gather(() =>
-          batch.write(
-            trx,
-            batch.rows.map((r) => r.row),
-          ),
-        );
+    // folds hand their statement to the runner they are given, batches through rawQuery on trx
+    const writers = [
+      ...[...state.folds.values()].map((f) => ({
+        rows: f.rows,
+        write: (rows: unknown[]) => f.write(collect, rows),
+      })),
+      ...[...state.batches.values()].map((b) => ({
+        rows: b.rows,
+        write: (rows: unknown[]) => b.write(trx, rows),
+      })),
+    ];
+    for (const w of writers) if (w.rows.length > 0) gather(() => w.write(w.rows.map((r) => r.row)));
   } finally {
     state.collect = undefined;
   }
