@@ -5,14 +5,17 @@
  * is the measurement.
  *
  *   npx tsx bench/send-quick.ts [connections=50] [seconds=3] [rounds=2] [cases=sqlite,pg,floor,floor-pg,floor-pg-batch]
- *   (also `sqlite-rich`: issue 24's send with a mention and a reply)
+ *   (also `sqlite-rich`: issue 24's send with a mention and a reply; `sqlite-connected` and
+ *   `floor-sockets`: the same with 50 readers on the gateway, as bench/send's connected cases)
  *
  * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. The cases `sqlite-base`,
  * `sqlite-rich-base` and `pg-base` run a base for a before/after in the same interleaved rounds:
  * BENCH_BASE_SCRIPT=<an earlier build's packages/server/dist/parley.js> (issue 26: the search
  * index's cost) and/or BENCH_BASE_NODE_ARGS="<node flags added after the start script's>".
  */
+import WebSocket from 'ws';
 import { startFloor, type FloorServer } from './lib/floor-server.js';
+import { connectGateway, type GatewayConnection } from './lib/gateway-client.js';
 import { HttpClient } from './lib/http-client.js';
 import { runLoad } from './lib/load.js';
 import { buildWorld, Operator } from './lib/operator.js';
@@ -34,14 +37,23 @@ interface Target {
   token: (i: number) => string;
   /** the request body (issue 24's `sqlite-rich` sends a mention and a reply) */
   body: string;
+  /** GET without a body (`sqlite-me`); POST otherwise */
+  method?: 'GET';
+  /** the connected cases: open the 50 readers before a round, close them after */
+  readers?: () => Promise<() => Promise<void>>;
   dispose: () => Promise<void>;
 }
+
+/** Frames the readers of the connected cases received (this process). */
+let frames = 0;
 
 async function parley(
   name: string,
   postgres: boolean,
   base = false,
   rich = false,
+  connected = false,
+  me = false,
 ): Promise<Target> {
   // a base case: another build (BENCH_BASE_SCRIPT) and/or other node flags (BENCH_BASE_NODE_ARGS)
   const vars = {
@@ -84,14 +96,40 @@ async function parley(
     name,
     origin: s.origin,
     pid: s.proc.pid,
-    path,
+    ...(me ? { method: 'GET' as const, path: '/api/v1/bot/me' } : { path }),
     body,
     token: (i) => world.bots[i % world.bots.length]?.token ?? '',
+    ...(connected
+      ? {
+          // As bench/send's "channel, connected": every bot of the channel on the gateway.
+          readers: async () => {
+            const conns: GatewayConnection[] = [];
+            for (const bot of world.bots)
+              conns.push(
+                await connectGateway(s.gatewayUrl, bot.token, {
+                  heartbeat: true,
+                  ...(process.env['BENCH_PARSE_FRAMES']
+                    ? { onDispatch: () => void frames++ }
+                    : { onDispatchHead: () => void frames++ }),
+                }),
+              );
+            return async () => {
+              for (const c of conns) c.close();
+              // D28: a bot's next connection must come at least 1 s after this one.
+              await new Promise((r) => setTimeout(r, 1100));
+            };
+          },
+        }
+      : {}),
     dispose: () => s.dispose(),
   };
 }
 
-async function floor(name: string, mode: 'sqlite' | 'pg' | 'pg-batch'): Promise<Target> {
+async function floor(
+  name: string,
+  mode: 'sqlite' | 'pg' | 'pg-batch',
+  sockets = false,
+): Promise<Target> {
   const f: FloorServer = await startFloor(mode);
   return {
     name,
@@ -100,12 +138,36 @@ async function floor(name: string, mode: 'sqlite' | 'pg' | 'pg-batch'): Promise<
     path: '/api/v1/channels/1/messages',
     body: BODY,
     token: (i) => `floor-${i % 50}`,
+    ...(sockets ? { readers: () => floorReaders(f.origin) } : {}),
     dispose: () => f.dispose(),
+  };
+}
+
+/** As bench/send's "floor (SQLite, 50 sockets)": 50 bare sockets counting every frame. */
+async function floorReaders(origin: string): Promise<() => Promise<void>> {
+  const socks: WebSocket[] = [];
+  for (let i = 0; i < 50; i++) {
+    const ws = new WebSocket(`${origin.replace('http', 'ws')}/gateway`);
+    ws.on('message', () => void frames++);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    socks.push(ws);
+  }
+  return async () => {
+    for (const ws of socks) ws.close();
+    await Promise.resolve();
   };
 }
 
 const makers: Record<string, () => Promise<Target>> = {
   sqlite: () => parley('send (SQLite)', false),
+  // Parley's request path with almost nothing behind it: authenticate, rate-limit bucket, one
+  // cached row, answer — what any Parley API request costs before its own work.
+  'sqlite-me': () => parley('GET /bot/me (SQLite)', false, false, false, false, true),
+  'sqlite-connected': () => parley('send (SQLite, 50 connected)', false, false, false, true),
+  'floor-sockets': () => floor('floor (SQLite, 50 sockets)', 'sqlite', true),
   'sqlite-rich': () => parley('send (SQLite, mention + reply)', false, false, true),
   'sqlite-base': () => parley('send (SQLite, base build)', false, true),
   pg: () => parley('send (PostgreSQL)', true),
@@ -122,7 +184,10 @@ for (const c of cases) targets.push(await (makers[c] as () => Promise<Target>)()
 try {
   for (const t of targets) {
     const probe = new HttpClient(t.origin);
-    await probe.expect('POST', t.path, 200, { token: t.token(0), body: JSON.parse(t.body) });
+    await probe.expect(t.method ?? 'POST', t.path, 200, {
+      token: t.token(0),
+      ...(t.method ? {} : { body: JSON.parse(t.body) }),
+    });
     probe.close();
   }
   const rows: Record<string, Array<{ rps: number; cpu: number }>> = {};
@@ -132,19 +197,32 @@ try {
         runLoad({
           origin: t.origin,
           path: t.path,
-          method: 'POST',
-          body: t.body,
+          ...(t.method ? { method: t.method } : { method: 'POST', body: t.body }),
           connections,
           durationS,
           connectionHeaders: (i) => ({ authorization: `Bearer ${t.token(i)}` }),
         });
-      await load(1);
-      const cpu0 = cpuMs(t.pid);
-      const res = await load(seconds);
-      const cpu = (cpuMs(t.pid) - cpu0) / Math.max(1, res.ok);
+      const closeReaders = await t.readers?.();
+      let res: Awaited<ReturnType<typeof load>>;
+      let cpu: number;
+      let own: number;
+      const frames0 = frames;
+      try {
+        await load(1);
+        const cpu0 = cpuMs(t.pid);
+        const own0 = process.cpuUsage();
+        res = await load(seconds);
+        cpu = (cpuMs(t.pid) - cpu0) / Math.max(1, res.ok);
+        const used = process.cpuUsage(own0);
+        // this process's CPU per request: the load generator and, connected, the readers
+        own = (used.user + used.system) / 1000 / Math.max(1, res.ok);
+      } finally {
+        await closeReaders?.();
+      }
       (rows[t.name] ??= []).push({ rps: Math.round(res.reqPerSec), cpu: Number(cpu.toFixed(3)) });
+      const read = t.readers ? `, ${frames - frames0} frames read` : '';
       console.log(
-        `round ${r + 1} ${t.name} @${connections}: ${Math.round(res.reqPerSec)} req/s, ${cpu.toFixed(3)} ms CPU/req, errors ${res.non2xx + res.errors}`,
+        `round ${r + 1} ${t.name} @${connections}: ${Math.round(res.reqPerSec)} req/s, ${cpu.toFixed(3)} ms CPU/req, bench ${own.toFixed(3)} ms/req${read}, errors ${res.non2xx + res.errors}`,
       );
     }
   }

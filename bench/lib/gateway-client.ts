@@ -19,6 +19,13 @@ export interface DispatchFrame {
 export interface GatewayOptions {
   /** called for every dispatch after READY, with the time the frame arrived */
   onDispatch?: (frame: DispatchFrame, receivedAt: number) => void;
+  /**
+   * Instead of onDispatch: called for every dispatch after READY with its type and `s` only, read
+   * from the frame's first bytes without decoding or parsing the rest — a reader that costs the
+   * load generator about what a bare socket counting frames costs (bench/send's connected case
+   * against its floor's 50 sockets, issue 29)
+   */
+  onDispatchHead?: (type: string, s: number) => void;
   /** called when the server closes the connection after READY */
   onClose?: (code: number) => void;
   /** send heartbeats (D30); the first at a random point of the interval to spread them */
@@ -79,6 +86,8 @@ export class GatewayUnavailable extends BenchSkip {
   }
 }
 
+const DISPATCH_HEAD = /^\{"op":0,"t":"([A-Z_]+)","s":(\d+)[,}]/;
+
 export function connectGateway(
   url: string,
   token: string,
@@ -120,6 +129,15 @@ export function connectGateway(
       else opts.onClose?.(code);
     });
     ws.on('message', (data) => {
+      if (settled && opts.onDispatchHead && Buffer.isBuffer(data)) {
+        // `{"op":0,"t":"TYPE","s":N,…` (docs/protocol.md): the head is in the first bytes.
+        const head = DISPATCH_HEAD.exec(data.toString('latin1', 0, 64));
+        if (head) {
+          conn.lastSeq = Number(head[2]);
+          opts.onDispatchHead(head[1] as string, conn.lastSeq);
+          return;
+        }
+      }
       const at = nowMs();
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- text frames (D30)
       const frame = JSON.parse(data.toString()) as {

@@ -24,6 +24,8 @@ const FIGURES: Record<string, { ids: string[]; mayBeUnavailable?: RegExp }> = {
       'send_floor_c50',
       'floor_connected_c10',
       'send_floor_connected_c50',
+      // issue 29: the connected case with the bots parsing every frame (the form before)
+      'send_floor_connected_parse_c10',
       'floor_pg_c10',
       'floor_pg_batch_c50',
       'send_floor_pg_c10',
