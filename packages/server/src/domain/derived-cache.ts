@@ -51,8 +51,13 @@ export class DerivedCache {
     return this.version.read();
   }
 
-  /** `pinned`: a version from `now()` (one read for several lookups); else it is read here. */
-  async get<T>(key: string, load: () => Promise<T>, pinned?: number): Promise<T> {
+  /**
+   * `pinned`: a version from `now()` (one read for several lookups); else it is read here.
+   * A value already in memory at a version known at once (SQLite's, or a pinned one) is returned
+   * as it is, not as a promise: the lookups of every request hit, and an async call allocates a
+   * promise and its frame each time (issue 29: the send's garbage, bench/README.md).
+   */
+  get<T>(key: string, load: () => Promise<T>, pinned?: number): T | Promise<T> {
     const version = this.version;
     // PostgreSQL: while a transaction of this node has written cached data, the version has not
     // moved yet (it moves after the commit): that transaction's own lookups — recipients read
@@ -65,6 +70,18 @@ export class DerivedCache {
     // SQLite answers at once; PostgreSQL's read is a query (awaited only then).
     if (pinned === undefined) this.reads++;
     const read = pinned ?? version.read();
+    if (typeof read === 'number' && read === this.at && this.values.has(key))
+      return this.values.get(key) as T;
+    return this.miss(key, load, pinned, version, read);
+  }
+
+  private async miss<T>(
+    key: string,
+    load: () => Promise<T>,
+    pinned: number | undefined,
+    version: CacheVersion,
+    read: number | Promise<number>,
+  ): Promise<T> {
     const before = typeof read === 'number' ? read : await read;
     // A pinned version older than the cache's (a concurrent lookup read a newer one since; both
     // databases' versions only grow): load, keep nothing, leave the cache at the newer version.

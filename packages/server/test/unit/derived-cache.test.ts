@@ -154,6 +154,22 @@ describe('DerivedCache over SQLite (storage/db.ts version)', () => {
     expect(() => v.ids.push(3)).toThrow(TypeError);
   });
 
+  it('a value in memory comes back as it is, not as a promise (issue 29: no garbage per hit)', async () => {
+    const cache = new DerivedCache(a.version);
+    const first = cache.get('k', async () => 'v');
+    expect(first).toBeInstanceOf(Promise); // loaded: the load is asynchronous
+    expect(await first).toBe('v');
+    expect(cache.get('k', async () => 'other')).toBe('v');
+    // a pinned version equal to the cache's is a hit too; another one goes the long way
+    const pin = version(a);
+    expect(cache.get('k', async () => 'other', pin)).toBe('v');
+    await b.db.updateTable('users').set({ name: 'cid' }).where('id', '=', 1).execute();
+    await new Promise((r) => setImmediate(r));
+    const moved = cache.get('k', async () => 'new');
+    expect(moved).toBeInstanceOf(Promise);
+    expect(await moved).toBe('new');
+  });
+
   it('without a version nothing is kept', async () => {
     const cache = new DerivedCache(null);
     let loads = 0;
@@ -219,6 +235,17 @@ describe('DerivedCache over an asynchronous version (PostgreSQL rules)', () => {
     expect(await counted.get('a', async () => 'stale', pin)).toBe('stale');
     expect(await counted.get('a', async () => 'never')).toBe('A2');
     void cache;
+  });
+
+  it('an unpinned lookup over an asynchronous version is always a promise (the read comes first)', async () => {
+    const { cache } = fake();
+    expect(await cache.get('k', async () => 'v')).toBe('v');
+    const again = cache.get('k', async () => 'other');
+    expect(again).toBeInstanceOf(Promise);
+    expect(await again).toBe('v');
+    // pinned at the cache's version: known at once, so a hit
+    const pin = await cache.now();
+    expect(cache.get('k', async () => 'other', pin)).toBe('v');
   });
 
   it('NaN (the version cannot be told) keeps nothing', async () => {
