@@ -5,8 +5,10 @@
  * is the measurement.
  *
  *   npx tsx bench/send-quick.ts [connections=50] [seconds=3] [rounds=2] [cases=sqlite,pg,floor,floor-pg,floor-pg-batch]
- *   (also `sqlite-rich`: issue 24's send with a mention and a reply; `sqlite-connected` and
- *   `floor-sockets`: the same with 50 readers on the gateway, as bench/send's connected cases)
+ *   (also `sqlite-rich`: issue 24's send with a mention and a reply; `sqlite-connected`,
+ *   `sqlite-rich-connected`, `sqlite-connected-base` and `floor-sockets`: the same with 50
+ *   readers on the gateway, as bench/send's connected cases; they count frames as the floor's
+ *   sockets do, or parse each one with BENCH_PARSE_FRAMES=1)
  *
  * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. The cases `sqlite-base`,
  * `sqlite-rich-base` and `pg-base` run a base for a before/after in the same interleaved rounds:
@@ -167,6 +169,10 @@ const makers: Record<string, () => Promise<Target>> = {
   // cached row, answer — what any Parley API request costs before its own work.
   'sqlite-me': () => parley('GET /bot/me (SQLite)', false, false, false, false, true),
   'sqlite-connected': () => parley('send (SQLite, 50 connected)', false, false, false, true),
+  'sqlite-connected-base': () =>
+    parley('send (SQLite, 50 connected, base build)', false, true, false, true),
+  'sqlite-rich-connected': () =>
+    parley('send (SQLite, mention + reply, 50 connected)', false, false, true, true),
   'floor-sockets': () => floor('floor (SQLite, 50 sockets)', 'sqlite', true),
   'sqlite-rich': () => parley('send (SQLite, mention + reply)', false, false, true),
   'sqlite-base': () => parley('send (SQLite, base build)', false, true),
