@@ -41,6 +41,8 @@ export async function startFloor(mode: FloorMode): Promise<FloorServer> {
       args: [String(port), mode, target],
       env: baseEnv(),
       readyText: 'floor server ready',
+      // the same profile switch as the Parley servers' (send-quick): compare like with like
+      cpuProfDir: process.env['BENCH_FLOOR_PROFILE_DIR'],
     });
   } catch (err) {
     await cleanup().catch(() => undefined);

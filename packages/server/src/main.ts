@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
 import { ConfigError, type Config } from './config/config.js';
 import { recordOrigin } from './domain/server-origin.js';
 import { sweepOrphanBlobs } from './domain/files/files.service.js';
@@ -105,17 +104,6 @@ export async function serve(config: Config): Promise<void> {
   await recordOrigin(services.domain, u.origin).catch((err: unknown) =>
     warn(err, 'could not record the server origin'),
   );
-  // The start script's --optimize-for-size keeps what starting costs in memory low (bench idle:
-  // RSS after start ≤ 100 MiB; without it 98–100 MiB, with it 93); once serving, V8 is told to
-  // favour speed again: a send costs about a third less CPU (bench/README, session 13). The flag
-  // is read where it is used (JIT and heap growing), so this holds from here on.
-  if (process.execArgv.includes('--optimize-for-size')) {
-    try {
-      setFlagsFromString('--no-optimize-for-size');
-    } catch {
-      // a V8 whose flags are frozen once running: it stays as started
-    }
-  }
   // D43: say where everything is.
   process.stdout.write(
     [

@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { loadIoredis } from '../lazy-modules.js';
 import { FAIL_FAST_REDIS, redisRetry, type RedisHealth } from '../health/health.js';
 import { isRedisUnavailable } from '../storage/unreachable.js';
 import { isSignal, type Signal, type SignalBus } from './bus.js';
 
 const CHANNEL = 'parley:signals';
-
-/**
- * ioredis (45 modules) is imported on first use rather than at start: this file is part of every
- * server, but only a node with PARLEY_REDIS_URL ever constructs a RedisBus (issue #6: a
- * single-node server should not carry Redis client code in memory).
- */
-let ioredis: Promise<{ Redis: typeof Redis }> | undefined;
-const loadIoredis = (): Promise<{ Redis: typeof Redis }> => (ioredis ??= import('ioredis'));
 
 /**
  * D72: a signal is a hint, so nothing waits for Redis: while the connection is down a publish
@@ -44,7 +37,7 @@ const SUBSCRIBER = {
  */
 export class RedisBus implements SignalBus {
   private readonly origin = randomBytes(8).toString('hex');
-  /** the publishing client with the channel name, created on first use (see loadIoredis) */
+  /** the publishing client with the channel name, created on first use (lazy-modules.ts) */
   private pub: Promise<{ client: Redis; channel: string; ready: Promise<void> }> | undefined;
   private sub: Redis | undefined;
   private closed = false;

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { loadIoredis } from '../lazy-modules.js';
 import type { Domain } from '../domain/context.js';
 import { FAIL_FAST_REDIS, type RedisHealth } from '../health/health.js';
 
@@ -27,9 +28,6 @@ export const PRESENCE_MAX_MEMBERS = 1000;
 const LIVENESS_TTL_S = 30;
 const REFRESH_MS = 10_000;
 const MEMBER_COUNT_TTL_MS = 30_000;
-
-let ioredis: Promise<{ Redis: typeof Redis }> | undefined;
-const loadIoredis = (): Promise<{ Redis: typeof Redis }> => (ioredis ??= import('ioredis'));
 
 export class PresenceTracker {
   private readonly local = new Map<number, number>();

@@ -1,5 +1,5 @@
-import { Agent, request, type Dispatcher } from 'undici';
-import { checkUrlForm, checkedLookup, type TargetPolicy } from '../webhooks/ssrf-guard.js';
+import { GuardedAgent } from '../webhooks/guarded-agent.js';
+import { checkUrlForm, type TargetPolicy } from '../webhooks/ssrf-guard.js';
 
 /**
  * D71: the one way the server fetches an address a person wrote: D37's guard (the form of every
@@ -19,15 +19,16 @@ export interface Fetched {
 }
 
 export class GuardedFetcher {
-  private readonly agent: Agent;
+  private readonly agent: GuardedAgent;
 
   constructor(
     private readonly policy: TargetPolicy,
     private readonly timeoutMs = 5_000,
   ) {
-    this.agent = new Agent({
-      connect: { lookup: checkedLookup(policy), timeout: timeoutMs },
-      keepAliveTimeout: 1_000,
+    this.agent = new GuardedAgent({
+      policy,
+      connectTimeoutMs: timeoutMs,
+      keepAliveTimeoutMs: 1_000,
     });
   }
 
@@ -36,9 +37,8 @@ export class GuardedFetcher {
     const signal = AbortSignal.timeout(this.timeoutMs);
     let url = checkUrlForm(raw, this.policy);
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const res: Dispatcher.ResponseData = await request(url, {
+      const res = await this.agent.request(url, {
         method: 'GET',
-        dispatcher: this.agent,
         signal,
         headers: { 'user-agent': PREVIEW_USER_AGENT, accept },
       });

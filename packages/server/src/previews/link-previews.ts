@@ -159,7 +159,7 @@ export class LinkPreviews implements PreviewScheduler {
     const page = await this.fetcher.get(url, MAX_HTML, 'text/html,application/xhtml+xml');
     if (!page || !/^\s*(text\/html|application\/xhtml\+xml)/i.test(page.contentType))
       return undefined;
-    const meta = readMeta(page.body.toString('utf8'));
+    const meta = await readMeta(page.body.toString('utf8'));
     if (meta.title === undefined && meta.description === undefined) return undefined;
     const embed: Embed = { type: 'link', url };
     if (meta.title !== undefined) embed.title = meta.title;

@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2';
+import { loadHtmlParser } from '../lazy-modules.js';
 
 /** D71: what a page says of itself, from OpenGraph, Twitter-card and plain HTML metadata. */
 export interface PageMeta {
@@ -23,7 +23,8 @@ const clip = (s: string | undefined, n: number): string | undefined => {
  * entities decoded, malformed markup tolerated), stopping at `</head>`. Nothing of the page is
  * ever rendered: only these strings leave, as plain text.
  */
-export function readMeta(html: string): PageMeta {
+export async function readMeta(html: string): Promise<PageMeta> {
+  const { Parser } = await loadHtmlParser();
   const meta = new Map<string, string>();
   let title = '';
   let inTitle = false;

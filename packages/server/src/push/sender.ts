@@ -1,5 +1,3 @@
-import { Agent, request } from 'undici';
-import webPush from 'web-push';
 import type { Message } from '@parley/protocol';
 import type { Domain } from '../domain/context.js';
 import type { PushScheduler } from '../domain/push/scheduler.js';
@@ -7,7 +5,9 @@ import { dropSubscription, subscriptionsOf } from '../domain/push/subscriptions.
 import { notifyTargets } from '../domain/notifications/should-notify.js';
 import type { VapidKeys } from '../domain/push/vapid.js';
 import { nextDelayMs, parseRetryAfter } from '../webhooks/backoff.js';
-import { checkUrlForm, checkedLookup, type TargetPolicy } from '../webhooks/ssrf-guard.js';
+import { loadWebPush } from '../lazy-modules.js';
+import { GuardedAgent } from '../webhooks/guarded-agent.js';
+import { checkUrlForm, type TargetPolicy } from '../webhooks/ssrf-guard.js';
 import { buildPayload } from './payload.js';
 import type { VisibilityTracker } from './visibility.js';
 
@@ -52,7 +52,7 @@ export class PushSender implements PushScheduler {
   private readonly queue: Job[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly idle = new Set<() => void>();
-  private readonly agent: Agent;
+  private readonly agent: GuardedAgent;
   private readonly policy: TargetPolicy;
   private anySubs: { value: boolean; at: number } | undefined;
   private anySubsLookup: Promise<boolean> | undefined;
@@ -69,9 +69,10 @@ export class PushSender implements PushScheduler {
     },
   ) {
     this.policy = o.policy;
-    this.agent = new Agent({
-      connect: { lookup: checkedLookup(this.policy), timeout: TIMEOUT_MS },
-      keepAliveTimeout: 10_000,
+    this.agent = new GuardedAgent({
+      policy: this.policy,
+      connectTimeoutMs: TIMEOUT_MS,
+      keepAliveTimeoutMs: 10_000,
     });
   }
 
@@ -184,6 +185,7 @@ export class PushSender implements PushScheduler {
     try {
       // D37: the form again at every try (an IP literal in a refused range fails here).
       checkUrlForm(sub.endpoint, this.policy);
+      const webPush = await loadWebPush();
       const details = webPush.generateRequestDetails(
         { endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } },
         job.payload,
@@ -202,9 +204,8 @@ export class PushSender implements PushScheduler {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(details.headers)) headers[k.toLowerCase()] = String(v);
       const abort = AbortSignal.timeout(TIMEOUT_MS);
-      const res = await request(sub.endpoint, {
+      const res = await this.agent.request(sub.endpoint, {
         method: 'POST',
-        dispatcher: this.agent,
         headers,
         body: details.body ?? undefined,
         signal: abort,

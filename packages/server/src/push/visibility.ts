@@ -1,11 +1,9 @@
 import type { Redis } from 'ioredis';
+import { loadIoredis } from '../lazy-modules.js';
 import { FAIL_FAST_REDIS, type RedisHealth } from '../health/health.js';
 
 const LIVENESS_TTL_S = 30;
 const REFRESH_MS = 10_000;
-
-let ioredis: Promise<{ Redis: typeof Redis }> | undefined;
-const loadIoredis = (): Promise<{ Redis: typeof Redis }> => (ioredis ??= import('ioredis'));
 
 /**
  * D66 (extends D51's presence): who has a VISIBLE tab. The web app says on its gateway connection

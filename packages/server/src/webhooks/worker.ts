@@ -1,10 +1,10 @@
-import { Agent, request } from 'undici';
 import type { Domain } from '../domain/context.js';
 import { sql } from '../storage/db.js';
 import type { WebhookDeliveriesTable } from '../storage/schema-webhooks.js';
 import { nextDelayMs, parseRetryAfter } from './backoff.js';
 import { signatureHeaders } from './signing.js';
-import { checkUrlForm, checkedLookup, UnsafeTargetError } from './ssrf-guard.js';
+import { GuardedAgent } from './guarded-agent.js';
+import { checkUrlForm, UnsafeTargetError } from './ssrf-guard.js';
 import { webhookTry } from '../metrics/metrics.js';
 import { policyOf } from './webhooks.service.js';
 import { callbackFromWebhook } from '../domain/interactions/respond.js';
@@ -103,7 +103,7 @@ export class WebhookWorker {
   private readonly random: () => number;
   private readonly logFailure: WorkerOptions['logFailure'];
   private readonly warn: (err: unknown, msg: string) => void;
-  private readonly agent: Agent;
+  private readonly agent: GuardedAgent;
   private readonly inFlight = new Map<number, number>();
   /** each bot's current cap (absent: `perBot`), grown by fast answers, reset by anything else */
   private readonly caps = new Map<number, number>();
@@ -140,11 +140,12 @@ export class WebhookWorker {
       opts.warn ??
       ((err, msg) =>
         process.emitWarning(`${msg}: ${err instanceof Error ? err.message : String(err)}`));
-    this.agent = new Agent({
-      connect: { lookup: checkedLookup(policyOf(d)), timeout: this.timeoutMs },
-      keepAliveTimeout: 10_000,
-      // No per-origin connection limit: a bot's tries are bounded by its cap, and several bots
-      // behind one host must not queue behind each other's slow answers (D39 isolation).
+    // No per-origin connection limit: a bot's tries are bounded by its cap, and several bots
+    // behind one host must not queue behind each other's slow answers (D39 isolation).
+    this.agent = new GuardedAgent({
+      policy: policyOf(d),
+      connectTimeoutMs: this.timeoutMs,
+      keepAliveTimeoutMs: 10_000,
     });
   }
 
@@ -188,7 +189,7 @@ export class WebhookWorker {
     // Outcomes not yet written are written now; a crash before this leaves the rows leased, and
     // they are tried again when the lease expires (at least once, D39).
     while (this.flushing) await this.flushing;
-    await this.agent.destroy();
+    await this.agent.close('destroy');
   }
 
   private schedule(ms: number): void {
@@ -423,9 +424,8 @@ export class WebhookWorker {
       // D37: the address's form was checked when it was read for this claim (an IP literal in a
       // refused range fails here); host names are checked at connection by checkedLookup.
       if (bot.url instanceof UnsafeTargetError) throw bot.url;
-      const res = await request(bot.url, {
+      const res = await this.agent.request(bot.url, {
         method: 'POST',
-        dispatcher: this.agent,
         body: row.body,
         headers: {
           'content-type': 'application/json',

@@ -252,9 +252,9 @@ dbDescribe('PARLEY_LINK_PREVIEWS=off (D71)', () => {
 });
 
 describe('D71 metadata and links (unit)', () => {
-  it('reads OpenGraph first, then Twitter cards, then HTML', () => {
+  it('reads OpenGraph first, then Twitter cards, then HTML', async () => {
     expect(
-      readMeta(
+      await readMeta(
         '<head><title> T </title><meta name="twitter:title" content="TW">' +
           '<meta name="description" content="D"></head><body><meta property="og:title" content="late"></body>',
       ),

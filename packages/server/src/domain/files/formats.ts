@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from 'file-type';
+import { loadFileType } from '../../lazy-modules.js';
 
 /** D15 kinds of file a message can carry. */
 export const FileKind = { IMAGE: 1, AUDIO: 2, VIDEO: 3 } as const;
@@ -29,7 +29,7 @@ export const SNIFF_BYTES = 64 * 1024;
 /** The format of a file from its first bytes, or undefined when it is not one we accept. */
 export async function sniffFormat(head: Uint8Array): Promise<FileFormat | undefined> {
   if (head.length === 0) return undefined;
-  const found = await fileTypeFromBuffer(head);
+  const found = await (await loadFileType()).fileTypeFromBuffer(head);
   return found ? FORMATS.find((f) => f.type === found.ext) : undefined;
 }
 

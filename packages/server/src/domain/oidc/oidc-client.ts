@@ -1,4 +1,5 @@
-import * as client from 'openid-client';
+import type { Configuration } from 'openid-client';
+import { loadOpenidClient } from '../../lazy-modules.js';
 import type { Config } from '../../config/config.js';
 
 /** D69: what the provider is asked for: the ID token (`openid`) and `preferred_username`. */
@@ -23,7 +24,7 @@ export class OidcClient {
   readonly name: string;
   private readonly clientId: string;
   private readonly clientSecret: string;
-  private pending: Promise<client.Configuration> | undefined;
+  private pending: Promise<Configuration> | undefined;
   private failedAt = -Infinity;
   private lastError: unknown;
 
@@ -53,7 +54,7 @@ export class OidcClient {
   }
 
   /** The provider's discovered configuration; rejects while the provider cannot be reached. */
-  configuration(): Promise<client.Configuration> {
+  configuration(): Promise<Configuration> {
     if (this.pending) return this.pending;
     if (Date.now() - this.failedAt < this.retryAfterMs)
       return Promise.reject(
@@ -62,11 +63,13 @@ export class OidcClient {
     const url = new URL(this.issuer);
     // D69: http:// is accepted only for a loopback issuer (config.ts refused any other).
     const insecure = url.protocol === 'http:';
-    this.pending = client
-      .discovery(url, this.clientId, this.clientSecret, undefined, {
-        timeout: PROVIDER_TIMEOUT_S,
-        ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
-      })
+    this.pending = loadOpenidClient()
+      .then((client) =>
+        client.discovery(url, this.clientId, this.clientSecret, undefined, {
+          timeout: PROVIDER_TIMEOUT_S,
+          ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+        }),
+      )
       .catch((err: unknown) => {
         this.pending = undefined;
         this.failedAt = Date.now();

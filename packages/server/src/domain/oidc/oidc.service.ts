@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import * as client from 'openid-client';
+import type { Configuration } from 'openid-client';
+import { loadOpenidClient } from '../../lazy-modules.js';
 import type { OidcErrorCode, OidcLink, User } from '@parley/protocol';
 import { AppError, conflict, notFound } from '../../errors/app-error.js';
 import { iso } from '../../ids/clock.js';
@@ -43,7 +44,7 @@ export function requireOidc(d: Domain): OidcClient {
   return d.oidc;
 }
 
-async function providerConfig(oidc: OidcClient, linking: boolean): Promise<client.Configuration> {
+async function providerConfig(oidc: OidcClient, linking: boolean): Promise<Configuration> {
   try {
     return await oidc.configuration();
   } catch (err) {
@@ -63,6 +64,7 @@ export async function startFlow(
   opts: { invite?: string | undefined; linkUserId?: number | undefined },
 ): Promise<{ url: string; state: string }> {
   const config = await providerConfig(oidc, opts.linkUserId !== undefined);
+  const client = await loadOpenidClient();
   const state = client.randomState();
   const nonce = client.randomNonce();
   const verifier = client.randomPKCECodeVerifier();
@@ -155,6 +157,7 @@ export async function finishFlow(
     throw new OidcFailure('state', 'the sign-in took longer than 10 minutes', linking);
 
   const config = await providerConfig(oidc, linking);
+  const client = await loadOpenidClient();
   const callbackUrl = new URL(d.urls.origin + CALLBACK_PATH);
   for (const [k, v] of Object.entries(q)) if (v !== undefined) callbackUrl.searchParams.set(k, v);
   let claims: Record<string, unknown>;

@@ -1,6 +1,6 @@
-import webPush from 'web-push';
 import type { Config } from '../../config/config.js';
 import type { Db } from '../../storage/db.js';
+import { loadWebPush } from '../../lazy-modules.js';
 
 const KEY = 'vapid_keys';
 
@@ -25,18 +25,19 @@ export async function loadVapidKeys(db: Db, config: Config, origin: string): Pro
   const subject = config.vapidSubject ?? defaultSubject(origin);
   if (config.vapidPublicKey !== undefined && config.vapidPrivateKey !== undefined)
     return { publicKey: config.vapidPublicKey, privateKey: config.vapidPrivateKey, subject };
-  const fresh = webPush.generateVAPIDKeys();
-  // Two nodes starting at once: the first insert wins, both read the winner.
-  await db
-    .insertInto('settings')
-    .values({ key: KEY, value: JSON.stringify(fresh) })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', KEY)
-    .executeTakeFirstOrThrow();
+  const stored = () => db.selectFrom('settings').select('value').where('key', '=', KEY);
+  let row = await stored().executeTakeFirst();
+  if (!row) {
+    // The first start: made once (web-push is loaded for it only; lazy-modules.ts).
+    const fresh = (await loadWebPush()).generateVAPIDKeys();
+    // Two nodes starting at once: the first insert wins, both read the winner.
+    await db
+      .insertInto('settings')
+      .values({ key: KEY, value: JSON.stringify(fresh) })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    row = await stored().executeTakeFirstOrThrow();
+  }
   const kept = JSON.parse(row.value) as { publicKey: string; privateKey: string };
   return { publicKey: kept.publicKey, privateKey: kept.privateKey, subject };
 }
