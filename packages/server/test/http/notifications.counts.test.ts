@@ -109,6 +109,34 @@ dbDescribe('D66 mention counts and notification settings', () => {
       expect(await count(w.human.token)).toBe(2);
     });
 
+    it('a mention counts only for someone who can VIEW the channel, as their roles say at the time of the send', async () => {
+      // #secret: @everyone may not VIEW, the role Cats may; the person's standing is the access
+      // check's own (cached until a write changes it), so a role given or taken counts at once.
+      const setRoles = async (roles: number[]) =>
+        expect(
+          (await h.admin.put(`/guilds/${w.guildId}/members/${w.human.id}`, { roles })).status,
+        ).toBeLessThan(300);
+      await readAll(cat.token, secretId);
+      const before = {
+        human: await count(w.human.token, secretId),
+        cat: await count(cat.token, secretId),
+      };
+      await say(w.owner.token, `both <@${w.human.id}> <@${cat.id}>`, secretId);
+      expect(await count(w.human.token, secretId)).toBe(before.human);
+      expect(await count(cat.token, secretId)).toBe(before.cat + 1);
+      await setRoles([roleId]);
+      await say(w.owner.token, `now <@${w.human.id}>`, secretId);
+      expect(await count(w.human.token, secretId)).toBe(before.human + 1);
+      await setRoles([]);
+      await say(w.owner.token, `again <@${w.human.id}>`, secretId);
+      expect(await count(w.human.token, secretId)).toBe(before.human + 1);
+      // as it was: nothing unread in #secret, and no role
+      await readAll(cat.token, secretId);
+      await setRoles([roleId]);
+      await readAll(w.human.token, secretId);
+      await setRoles([]);
+    });
+
     it('reading resets to 0; reading part of the way leaves what is past the mark; MESSAGE_ACK carries it', async () => {
       const a = await say(w.owner.token, `one <@${w.human.id}>`);
       const b = await say(w.owner.token, `two <@${w.human.id}>`);

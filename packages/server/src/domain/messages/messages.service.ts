@@ -161,7 +161,7 @@ async function send(
   // for them in the same transaction: mention counts kept as messages arrive. Read where the
   // mentions are read (inside the transaction on SQLite, before it on PostgreSQL).
   const addressedIn = (db: Db) =>
-    addressedPeople(db, addressedOf(t, id, p.userId, extra, mentionedPeople));
+    addressedPeople(db, addressedOf(t, id, p.userId, extra, mentionedPeople), d);
   const inside = d.dialect === 'sqlite';
   let addressed = inside ? undefined : await addressedIn(d.db);
   let row!: MessageRow;

@@ -1,5 +1,7 @@
 import type { Db } from '../../storage/db.js';
+import type { Domain } from '../context.js';
 import { viewGroups } from '../guilds/audience.js';
+import { viewersAmong } from '../permissions/access.service.js';
 
 /**
  * D66: what a message says about whom it addresses — the resolved mentions of D61/D62 (so
@@ -32,6 +34,8 @@ export type AddressReason = 'dm' | 'mention';
 export async function addressedPeople(
   db: Db,
   m: AddressedMessage,
+  /** with it, people named one by one are checked through the access check's cache */
+  d?: Domain,
 ): Promise<Map<number, AddressReason>> {
   const out = new Map<number, AddressReason>();
   if (m.guildId === null) {
@@ -62,6 +66,13 @@ export async function addressedPeople(
     set.delete(m.authorId);
     if (set.size === 0) return out;
     only = [...set];
+    // People the send resolved one by one (no role, so no bot among them): each one's standing
+    // from the cache the access check keeps — no read while nothing changed (issue 24: a mention
+    // of a person made the send build that person's whole view of the guild, ten reads).
+    if (d && m.mentionRoles.length === 0 && m.mentionedPeople !== undefined) {
+      for (const id of await viewersAmong(d, m.channelId, only, db)) out.set(id, 'mention');
+      return out;
+    }
   }
   for (const id of await viewersOf(db, m.guildId, m.channelId, only))
     if (id !== m.authorId) out.set(id, 'mention');

@@ -27,20 +27,22 @@ export async function memberAccess(
   userId: number,
   /** a version from d.cache.now() shared with the caller's other lookups */
   version?: number,
+  /** where a miss loads from: a transaction's own handle inside one (see viewersAmong) */
+  db: Db = d.db,
 ): Promise<MemberAccess | null> {
   // Cached per (guild, user) until a write could change it (domain/derived-cache.ts).
   const standing = await d.cache.get(
     `member:${guildId}:${userId}`,
     async () => {
       const [member, everyone, roles] = await Promise.all([
-        d.db
+        db
           .selectFrom('members')
           .select(['joined_at', 'timeout_until'])
           .where('guild_id', '=', guildId)
           .where('user_id', '=', userId)
           .executeTakeFirst(),
-        d.db.selectFrom('roles').select('permissions').where('id', '=', guildId).executeTakeFirst(),
-        d.db
+        db.selectFrom('roles').select('permissions').where('id', '=', guildId).executeTakeFirst(),
+        db
           .selectFrom('member_roles as mr')
           .innerJoin('roles as r', 'r.id', 'mr.role_id')
           .select(['r.id', 'r.permissions'])
@@ -97,11 +99,12 @@ export async function channelOverwrites(
   d: Domain,
   channelId: number,
   version?: number,
+  db: Db = d.db,
 ): Promise<readonly OverwriteRow[]> {
   return d.cache.get(
     `overwrites:${channelId}`,
     () =>
-      d.db
+      db
         .selectFrom('channel_overwrites')
         .select(['role_id as roleId', 'allow', 'deny'])
         .where('channel_id', '=', channelId)
@@ -120,6 +123,49 @@ export function requireNotTimedOut(d: Pick<Domain, 'clock'>, access: MemberAcces
     throw new AppError('TIMED_OUT', `You are timed out in this guild until ${iso(until)}`);
 }
 
+/** A channel with its guild's owner, cached like the rest of an access check. */
+function channelWithOwner(d: Domain, channelId: number, version?: number, db: Db = d.db) {
+  return d.cache.get(
+    `channel:${channelId}`,
+    () =>
+      db
+        .selectFrom('channels as c')
+        .innerJoin('guilds as g', 'g.id', 'c.guild_id')
+        .select(['c.id', 'c.guild_id', 'c.type', 'c.name', 'c.topic', 'g.owner_id'])
+        .where('c.id', '=', channelId)
+        .executeTakeFirst(),
+    version,
+  );
+}
+
+/**
+ * D12/D66: which of `userIds` (members or not) can VIEW a guild channel, worked out from each
+ * one's standing and the channel's overwrites as the access check does — and from the same
+ * cached lookups, so no read while nothing changed, where building each standing's view of the
+ * whole guild (guilds/audience.ts viewGroups) is ten reads. `db`: where a miss loads from — inside
+ * a transaction its own handle (SQLite has one connection: a load through `d.db` would wait for
+ * the transaction that waits for it). Ascending ids; none for a DM or an unknown channel.
+ */
+export async function viewersAmong(
+  d: Domain,
+  channelId: number,
+  userIds: readonly number[],
+  db: Db = d.db,
+): Promise<number[]> {
+  const now = d.cache.now();
+  const version = typeof now === 'number' ? now : await now;
+  const ch = await channelWithOwner(d, channelId, version, db);
+  if (!ch || ch.guild_id === null) return [];
+  const overwrites = await channelOverwrites(d, ch.id, version, db);
+  const out: number[] = [];
+  for (const id of userIds) {
+    const access = await memberAccess(d, ch.guild_id, ch.owner_id, id, version, db);
+    if (access && has(channelPermissions(access, ch.guild_id, overwrites), Permission.VIEW_CHANNEL))
+      out.push(id);
+  }
+  return out.sort((a, b) => a - b);
+}
+
 /**
  * D12: a guild channel the caller may use with `needed` bits. Order of answers: unknown (or DM)
  * channel 404, not a member 403, cannot VIEW 403, lacks a needed bit 403.
@@ -136,17 +182,7 @@ export async function requireGuildChannel(
   // the request was authenticated at, if it has one: an access check comes before any write.
   const now = p.pinned ?? d.cache.now();
   const version = typeof now === 'number' ? now : await now;
-  const ch = await d.cache.get(
-    `channel:${channelId}`,
-    () =>
-      d.db
-        .selectFrom('channels as c')
-        .innerJoin('guilds as g', 'g.id', 'c.guild_id')
-        .select(['c.id', 'c.guild_id', 'c.type', 'c.name', 'c.topic', 'g.owner_id'])
-        .where('c.id', '=', channelId)
-        .executeTakeFirst(),
-    version,
-  );
+  const ch = await channelWithOwner(d, channelId, version);
   if (!ch || ch.guild_id === null) throw notFound('channel');
   const access = await memberAccess(d, ch.guild_id, ch.owner_id, p.userId, version);
   if (!access) throw forbidden('Not a member of this guild');
