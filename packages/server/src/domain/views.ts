@@ -10,7 +10,7 @@ import type {
 } from '@parley/protocol';
 import { iso } from '../ids/clock.js';
 import type { Urls } from './context.js';
-import { readExtra } from './messages/extra.js';
+import { readExtra, type MessageExtra } from './messages/extra.js';
 
 /**
  * The one serializer of each wire shape (D17: a Message is the same wherever it appears — REST,
@@ -42,7 +42,12 @@ export interface MessageRow {
  */
 export function messageView(
   r: MessageRow,
-  more: { reactions?: Reaction[]; referenced?: ReferencedMessage | null } = {},
+  more: {
+    reactions?: Reaction[];
+    referenced?: ReferencedMessage | null;
+    /** `r.extra` as the caller already holds it (a send: no parse of what it just wrote) */
+    extra?: MessageExtra;
+  } = {},
 ): Message {
   const m: Message = {
     id: r.id,
@@ -59,7 +64,7 @@ export function messageView(
   // D18: editedTimestamp only on a message that has been edited.
   if (r.edited_at !== null) m.editedTimestamp = iso(r.edited_at);
   if (r.extra) {
-    const x = readExtra(r.extra);
+    const x = more.extra ?? readExtra(r.extra);
     if (x.mentions) m.mentions = x.mentions;
     if (x.mentionRoles) m.mentionRoles = x.mentionRoles;
     if (x.mentionEveryone) m.mentionEveryone = true;

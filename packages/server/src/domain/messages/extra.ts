@@ -23,8 +23,8 @@ export interface MessageExtra {
   interaction?: MessageInteraction;
 }
 
-/** The stored text of `extra`: null when every part is empty (D56: a plain message). */
-export function storeExtra(x: MessageExtra): string | null {
+/** `extra` as it is stored: its empty parts left out, null when every part is (D56: a plain message). */
+export function storedExtra(x: MessageExtra): MessageExtra | null {
   const out: MessageExtra = {};
   if (x.reference) out.reference = x.reference;
   if (x.mentions && x.mentions.length > 0) out.mentions = x.mentions;
@@ -34,7 +34,13 @@ export function storeExtra(x: MessageExtra): string | null {
   if (x.embeds && x.embeds.length > 0) out.embeds = x.embeds;
   if (x.components && x.components.length > 0) out.components = x.components;
   if (x.interaction) out.interaction = x.interaction;
-  return Object.keys(out).length === 0 ? null : JSON.stringify(out);
+  return Object.keys(out).length === 0 ? null : out;
+}
+
+/** The stored text of `extra`: null when every part is empty. */
+export function storeExtra(x: MessageExtra): string | null {
+  const stored = storedExtra(x);
+  return stored === null ? null : JSON.stringify(stored);
 }
 
 export function readExtra(text: string | null | undefined): MessageExtra {

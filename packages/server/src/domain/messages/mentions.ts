@@ -2,6 +2,8 @@ import type { AllowedMentions } from '@parley/protocol';
 import { Permission } from '@parley/protocol';
 import type { Db } from '../../storage/db.js';
 import { builtOnce } from '../../storage/raw-sql.js';
+import type { Domain } from '../context.js';
+import { membersAmong } from '../permissions/access.service.js';
 import { has } from '../permissions/permissions.js';
 
 /**
@@ -22,7 +24,7 @@ const CODE = /```[\s\S]*?```|`[^`\n]+`/g;
 const TOKEN = /\\.|<@(\d{1,16})>|<@&(\d{1,16})>|<#(\d{1,16})>|@(everyone|here)\b/g;
 
 export function parseMentions(content: string): WrittenMentions {
-  const text = content.replace(CODE, ' ');
+  const text = content.includes('`') ? content.replace(CODE, ' ') : content;
   const users = new Set<number>();
   const roles = new Set<number>();
   const channels = new Set<number>();
@@ -54,6 +56,8 @@ export interface ResolvedMentions {
  * parsed, the replied-to author included — Discord's rule).
  */
 export async function resolveMentions(
+  d: Domain,
+  /** where reads go: the send's transaction inside one (SQLite), else d.db */
   db: Db,
   o: {
     content: string;
@@ -89,28 +93,11 @@ export async function resolveMentions(
       mentions = wantUsers.filter((id) => parties.has(id));
     } else {
       // Which of them are people too (D66 addresses only people): the send needs no second read.
-      const rows = await builtOnce(
-        db,
-        `members-in:${wantUsers.length}`,
-        () =>
-          db
-            .selectFrom('members as m')
-            .innerJoin('users as u', 'u.id', 'm.user_id')
-            .select(['m.user_id', 'u.is_bot'])
-            .where('m.guild_id', '=', 0)
-            .where(
-              'm.user_id',
-              'in',
-              wantUsers.map(() => 0),
-            ),
-        [o.guildId, ...wantUsers],
-      );
-      const members = new Set(rows.map((r) => Number(r.user_id)));
-      const people = new Set(
-        rows.filter((r) => Number(r.is_bot) === 0).map((r) => Number(r.user_id)),
-      );
-      mentions = wantUsers.filter((id) => members.has(id));
-      mentionedPeople = mentions.filter((id) => people.has(id));
+      // From the access check's cached standings; a miss loads through `db` (the send's own
+      // transaction on SQLite).
+      const found = await membersAmong(d, o.guildId, wantUsers, db);
+      mentions = found.members;
+      mentionedPeople = found.people;
     }
   }
   const mayEveryone = o.guildId !== null && has(o.permissions, Permission.MENTION_EVERYONE);

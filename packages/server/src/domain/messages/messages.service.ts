@@ -22,7 +22,7 @@ import { messageView, type MessageRow } from '../views.js';
 import { rawQuery, tuples } from '../../storage/raw-sql.js';
 import { foldAtGroupEnd } from '../../storage/group-commit.js';
 import { isForeignKeyViolation, type Db } from '../../storage/db.js';
-import { readExtra, storeExtra, type MessageExtra } from './extra.js';
+import { readExtra, storeExtra, storedExtra, type MessageExtra } from './extra.js';
 import { resolveMentions } from './mentions.js';
 import { checkMsgType } from './msg-type.js';
 import { actorOf } from '../guilds/actor.js';
@@ -135,7 +135,7 @@ async function send(
       repliedUserId = row.author_id;
     }
     if (content !== '' || repliedUserId !== undefined) {
-      const m = await resolveMentions(db, {
+      const m = await resolveMentions(d, db, {
         content,
         guildId: t.guildId,
         ...(t.scope.kind === 'dm' ? { dmUserIds: t.scope.userIds } : {}),
@@ -172,7 +172,9 @@ async function send(
     .execute(async (trx) => {
       if (reads && !readFirst) referenced = await rich(trx);
       if (inside) addressed = await addressedIn(trx);
-      const extraText = storeExtra(extra);
+      // the send's view is built from what it stores, not from parsing it back
+      const stored = storedExtra(extra);
+      const extraText = stored === null ? null : JSON.stringify(stored);
       row = {
         id,
         channel_id: t.channelId,
@@ -185,7 +187,10 @@ async function send(
         edited_at: null,
         extra: extraText,
       };
-      message = messageView(row, referenced === undefined ? {} : { referenced });
+      message = messageView(row, {
+        ...(stored === null ? {} : { extra: stored }),
+        ...(referenced === undefined ? {} : { referenced }),
+      });
       await insertMessage(trx, [
         row.id,
         row.channel_id,
@@ -317,7 +322,7 @@ async function editMessage(
     extra.embeds = [...(await checkEmbeds(d, p.isBot, body.embeds)), ...links];
   }
   if (body.components !== undefined) extra.components = botComponents(p, body.components);
-  const mentions = await resolveMentions(d.db, {
+  const mentions = await resolveMentions(d, d.db, {
     content,
     guildId: t.guildId,
     ...(t.scope.kind === 'dm' ? { dmUserIds: t.scope.userIds } : {}),

@@ -19,27 +19,36 @@ export interface GuildChannel extends ChannelRow {
   bits: number;
 }
 
-/** The caller's standing in a guild, or null when it is not a member. */
-export async function memberAccess(
+/** What the access check caches of a member (below), as loaded. */
+interface Standing {
+  everyone: number;
+  roles: Array<{ id: number; permissions: number }>;
+  timeoutUntil: number | null;
+  /** D62/D66: a mention tells bots from people by it (a user's kind never changes) */
+  isBot: boolean;
+}
+
+/**
+ * A member's standing, or null when `userId` is not a member: cached per (guild, user) until a
+ * write could change it (domain/derived-cache.ts).
+ */
+function standingOf(
   d: Domain,
   guildId: number,
-  ownerId: number,
   userId: number,
-  /** a version from d.cache.now() shared with the caller's other lookups */
-  version?: number,
-  /** where a miss loads from: a transaction's own handle inside one (see viewersAmong) */
-  db: Db = d.db,
-): Promise<MemberAccess | null> {
-  // Cached per (guild, user) until a write could change it (domain/derived-cache.ts).
-  const standing = await d.cache.get(
+  version: number | undefined,
+  db: Db,
+): Standing | null | Promise<Standing | null> {
+  return d.cache.get(
     `member:${guildId}:${userId}`,
-    async () => {
+    async (): Promise<Standing | null> => {
       const [member, everyone, roles] = await Promise.all([
         db
-          .selectFrom('members')
-          .select(['joined_at', 'timeout_until'])
-          .where('guild_id', '=', guildId)
-          .where('user_id', '=', userId)
+          .selectFrom('members as m')
+          .innerJoin('users as u', 'u.id', 'm.user_id')
+          .select(['m.timeout_until', 'u.is_bot'])
+          .where('m.guild_id', '=', guildId)
+          .where('m.user_id', '=', userId)
           .executeTakeFirst(),
         db.selectFrom('roles').select('permissions').where('id', '=', guildId).executeTakeFirst(),
         db
@@ -55,11 +64,26 @@ export async function memberAccess(
             everyone: everyone?.permissions ?? 0,
             roles,
             timeoutUntil: member.timeout_until === null ? null : Number(member.timeout_until),
+            isBot: Number(member.is_bot) === 1,
           }
         : null;
     },
     version,
   );
+}
+
+/** The caller's standing in a guild, or null when it is not a member. */
+export async function memberAccess(
+  d: Domain,
+  guildId: number,
+  ownerId: number,
+  userId: number,
+  /** a version from d.cache.now() shared with the caller's other lookups */
+  version?: number,
+  /** where a miss loads from: a transaction's own handle inside one (see viewersAmong) */
+  db: Db = d.db,
+): Promise<MemberAccess | null> {
+  const standing = await standingOf(d, guildId, userId, version, db);
   if (!standing) return null;
   return {
     isOwner: ownerId === userId,
@@ -67,6 +91,30 @@ export async function memberAccess(
     roles: standing.roles,
     timeoutUntil: standing.timeoutUntil,
   };
+}
+
+/**
+ * D62: which of `userIds` are members of the guild (in their order), and which of those are
+ * people — from the standings the access check caches, so a send that mentions an active member
+ * reads nothing (issue 24's "mention + reply" send). `db` as in viewersAmong.
+ */
+export async function membersAmong(
+  d: Domain,
+  guildId: number,
+  userIds: readonly number[],
+  db: Db = d.db,
+): Promise<{ members: number[]; people: number[] }> {
+  const now = d.cache.now();
+  const version = typeof now === 'number' ? now : await now;
+  const members: number[] = [];
+  const people: number[] = [];
+  for (const id of userIds) {
+    const standing = await standingOf(d, guildId, id, version, db);
+    if (!standing) continue;
+    members.push(id);
+    if (!standing.isBot) people.push(id);
+  }
+  return { members, people };
 }
 
 /** The guild, or 404: the one "does this guild exist" check of the domain. */
