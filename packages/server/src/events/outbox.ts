@@ -22,7 +22,7 @@ import {
   type LogKey,
   type LogRow,
 } from './log.js';
-import { serializeData, webhookBody } from './serialize.js';
+import { keepAnswer, serializeData, webhookBody } from './serialize.js';
 
 /**
  * The real EventRecorder (D36 outbox). Inside the writer's transaction: decide the recipients
@@ -87,6 +87,9 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
   async record(trx: Db, event: RecordedEvent): Promise<void> {
     const type = event.envelope.type;
     const data = serializeData(event.envelope);
+    const answered = event.envelope.data;
+    if (event.answer && typeof answered === 'object' && answered !== null)
+      keepAnswer(answered, data);
     // D51: people receive the bots' event types too, decided per node from memory — never a
     // stored row per person; the same serialized data. This node's people hear it right after
     // commit; the other nodes' read it from the log row below (D72: not through Redis).

@@ -9,6 +9,21 @@ import type { RecordedEvent } from '../domain/events/recorder.js';
 export const serializeData = (envelope: RecordedEvent['envelope']): string =>
   JSON.stringify(envelope.data);
 
+/** Event data a request answers with, and its JSON text (RecordedEvent.answer). */
+const answers = new WeakMap<object, string>();
+
+/** The text of `data` for the request's answer (the recorder calls it for RecordedEvent.answer). */
+export function keepAnswer(data: object, text: string): void {
+  answers.set(data, text);
+}
+
+/**
+ * The JSON text recorded for `data`, when a request answers with an event's data: the answer is
+ * then sent as that text (http/answer.ts) and not serialized a second time by the route's
+ * serializer (issue 29). Undefined when none was kept (no event, or a recorder that drops them).
+ */
+export const answerJson = (data: object): string | undefined => answers.get(data);
+
 /** D38: the webhook body `{type, data}`. */
 export const webhookBody = (type: string, data: string): string =>
   `{"type":${JSON.stringify(type)},"data":${data}}`;

@@ -159,6 +159,47 @@ dbDescribe('gateway events (D30, D31, D34, D35)', () => {
     await c.close();
   });
 
+  // Issue 29: a send answers with the JSON text its event recorded (http/answer.ts) — one
+  // serialization for both; the answer's bytes are the dispatch's `d`, for a plain message and a
+  // reply with a mention alike, with the same content type as every other JSON answer.
+  it('a send answers with exactly the text of its MESSAGE_CREATE d', async () => {
+    const { h } = live;
+    live.clock.advance(1_500); // D28: the bot connected in the test before
+    const c = await live.connect(w.bot.token);
+    await c.ready();
+    const human = h.as(w.human.token);
+    const plain = await expectStatus(
+      await human.post(`/channels/${w.channelId}/messages`, { content: 'one text' }),
+      200,
+    );
+    const rich = await expectStatus(
+      await human.post(`/channels/${w.channelId}/messages`, {
+        content: `<@${w.bot.userId}> and "quotes" \\ é 🎉`,
+        messageReference: { messageId: plain.body.id },
+      }),
+      200,
+    );
+    expect(rich.body.referencedMessage.id).toBe(plain.body.id);
+    expect(rich.body.mentions).toEqual([w.bot.userId]);
+    for (const sent of [plain, rich]) {
+      await c.dispatch('MESSAGE_CREATE');
+      const frame = c.raw[c.raw.length - 1] ?? '';
+      expect(frame.slice(frame.indexOf(',"d":') + 5, -1)).toBe(sent.raw);
+      expect(sent.headers['content-type']).toBe('application/json; charset=utf-8');
+    }
+    // an answer without an event of its own keeps the route's serializer and the same type
+    const listed = await expectStatus(
+      await human.get(`/channels/${w.channelId}/messages?limit=2`),
+      200,
+    );
+    expect(listed.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(listed.body.messages.map((m: { id: number }) => m.id)).toEqual([
+      rich.body.id,
+      plain.body.id,
+    ]);
+    c.ws.close();
+  });
+
   it('D34: a bot outside the guild, or without VIEW_CHANNEL, gets nothing', async () => {
     const { h } = live;
     const outsider = await freshBot('outsider');

@@ -100,6 +100,11 @@ export interface RecordedEvent {
    * the group commit.
    */
   pinned?: number | undefined;
+  /**
+   * The request answers with the event's data (a send answers with its message): its JSON text
+   * is kept for the answer (events/serialize.ts answerJson), serialized once for both.
+   */
+  answer?: true;
 }
 
 /** A recorder that drops everything (tools that never deliver events). */

@@ -214,6 +214,7 @@ async function send(
             : { type: 'MESSAGE_CREATE', data: message },
         scope: t.scope,
         pinned: p.pinned,
+        answer: true,
       });
     })
     .catch((err: unknown) => {

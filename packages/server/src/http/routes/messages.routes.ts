@@ -7,6 +7,7 @@ import {
   SendMessageBody,
 } from '@parley/protocol';
 import { guildMessages, dmMessages } from '../../domain/messages/messages.service.js';
+import { answerWith } from '../answer.js';
 import type { ApiPlugin } from '../app.js';
 import { principalOf } from '../plugins/auth.js';
 import { auditReason } from '../plugins/actor.js';
@@ -42,7 +43,9 @@ export const messageRoutes: ApiPlugin = async (app, { deps }) => {
         },
         config: { bucket: 'messages' },
       },
-      async (req) => ops.send(d, principalOf(req), Number(req.params.channelId), req.body),
+      // the message's JSON text as its event recorded it (http/answer.ts)
+      async (req, reply) =>
+        answerWith(reply, ops.send(d, principalOf(req), Number(req.params.channelId), req.body)),
     );
 
     app.get(
