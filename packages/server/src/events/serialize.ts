@@ -9,12 +9,16 @@ import type { RecordedEvent } from '../domain/events/recorder.js';
 export const serializeData = (envelope: RecordedEvent['envelope']): string =>
   JSON.stringify(envelope.data);
 
-/** Event data a request answers with, and its JSON text (RecordedEvent.answer). */
-const answers = new WeakMap<object, string>();
+/**
+ * Where the text is kept: on the data object itself, under a symbol (JSON and the route's
+ * serializer never see symbol keys). A WeakMap cost more than the serialization it saves.
+ */
+const ANSWER = Symbol('answer json');
+type Answered = { [ANSWER]?: string };
 
 /** The text of `data` for the request's answer (the recorder calls it for RecordedEvent.answer). */
 export function keepAnswer(data: object, text: string): void {
-  answers.set(data, text);
+  (data as Answered)[ANSWER] = text;
 }
 
 /**
@@ -22,7 +26,7 @@ export function keepAnswer(data: object, text: string): void {
  * then sent as that text (http/answer.ts) and not serialized a second time by the route's
  * serializer (issue 29). Undefined when none was kept (no event, or a recorder that drops them).
  */
-export const answerJson = (data: object): string | undefined => answers.get(data);
+export const answerJson = (data: object): string | undefined => (data as Answered)[ANSWER];
 
 /** D38: the webhook body `{type, data}`. */
 export const webhookBody = (type: string, data: string): string =>
