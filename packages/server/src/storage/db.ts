@@ -17,6 +17,7 @@ import type { DatabaseHealth } from '../health/health.js';
 import { connectFailed } from './unreachable.js';
 import { hookedDialect } from './hooked-driver.js';
 import { registerDirect } from './sqlite-direct.js';
+import { IdleCheckpoints } from './sqlite-checkpoints.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -77,7 +78,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     // (bench idle: +15 MiB RSS after 30,000 messages). The file's pages stay in the OS cache.
     sqlite.pragma(`cache_size = -${Math.floor((opts.cacheMib ?? 2) * 1024)}`);
     const writes = new WriteCounter();
-    const checkpoints = new IdleCheckpoints(sqlite, writes);
+    const checkpoints = new IdleCheckpoints(sqlite, writes, file);
     // Changes when another connection (the CLI, a bulk seed) commits to the file. Read at most
     // once per turn of the event loop: what another process commits while this turn runs is
     // seen at the next one, as if this turn had run a moment earlier.
@@ -113,9 +114,11 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
         // One connection: what a transaction wrote is what every reader of it sees.
         storable: () => true,
       },
-      close: () => {
-        checkpoints.stop();
-        return db.destroy();
+      close: async () => {
+        // The checkpoint thread's connection first: the last connection to close checkpoints
+        // the whole WAL and removes it.
+        await checkpoints.stop();
+        await db.destroy();
       },
     };
   }
@@ -262,65 +265,6 @@ class WriteCounter {
       },
       iterate: (params) => stmt.iterate(params),
     };
-  }
-}
-
-/**
- * WAL checkpoints away from requests. SQLite's automatic checkpoint runs inside the COMMIT that
- * crosses the threshold: that request then waits for the copy into the database file and two
- * fsyncs (bench fanout (a): POST p99 8 ms with it, 3 ms without). Here the checkpoint runs when
- * the connection has been quiet for a moment (PASSIVE: it never waits for anyone), and the
- * automatic one stays as a backstop for load that never pauses, at a 40 MiB WAL instead of 4.
- * Durability is unchanged: a committed transaction is in the WAL either way.
- */
-class IdleCheckpoints {
-  private static readonly QUIET_MS = 50;
-  private static readonly BUSY_EVERY_MS = 250;
-  private static readonly BUSY_AFTER_MS = 2000;
-  private lastQuiet = 0;
-  private readonly timer: NodeJS.Timeout;
-
-  constructor(
-    private readonly sqlite: SQLite.Database,
-    private readonly writes: WriteCounter,
-  ) {
-    sqlite.pragma('wal_autocheckpoint = 10000');
-    // The WAL file keeps its largest size unless told otherwise.
-    sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-    this.timer = setInterval(() => this.tick(), 100);
-    this.timer.unref();
-  }
-
-  private lastRun = 0;
-
-  private tick(): void {
-    const w = this.writes;
-    const now = performance.now();
-    if (this.sqlite.inTransaction) return;
-    if (now - w.lastCommit >= IdleCheckpoints.QUIET_MS) this.lastQuiet = now;
-    // Under load that has not paused for BUSY_AFTER_MS, a small checkpoint every BUSY_EVERY_MS
-    // instead of the automatic one's 40 MiB copy inside some request's COMMIT (bench fanout (b):
-    // p99 80 ms). Short bursts (fanout (a)) still wait for their quiet moment.
-    else if (
-      now - this.lastQuiet < IdleCheckpoints.BUSY_AFTER_MS ||
-      now - this.lastRun < IdleCheckpoints.BUSY_EVERY_MS
-    )
-      return;
-    // After a transaction committed; and once a second anyway, for writes made outside explicit
-    // transactions (a checkpoint with nothing to copy returns at once).
-    if (!w.committedSinceCheckpoint && now - this.lastRun < 1000) return;
-    w.committedSinceCheckpoint = false;
-    this.lastRun = now;
-    try {
-      this.sqlite.pragma('wal_checkpoint(PASSIVE)');
-    } catch {
-      // Busy or closing: the next quiet moment (or the automatic checkpoint) does it.
-      w.committedSinceCheckpoint = true;
-    }
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
   }
 }
 

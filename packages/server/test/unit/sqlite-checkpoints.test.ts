@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,5 +31,42 @@ describe('SQLite WAL checkpoints in quiet moments', () => {
     while (statSync(file).size === before && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     expect(statSync(file).size).toBeGreaterThan(before + 64 * 8192);
+  });
+
+  it('runs on a connection of its own: the WAL is copied while this connection holds a transaction', async () => {
+    // Issue 29 (storage/sqlite-checkpoints.ts WalCheckpointer): a checkpoint on the event loop's
+    // own connection has to wait for its transactions to end; the worker thread's does not.
+    await new Promise((r) => setTimeout(r, 300));
+    const before = statSync(file).size;
+    await h.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 64; i++)
+        await sql`insert into blobs (b) values (${Buffer.alloc(8192, i)})`.execute(trx);
+    });
+    expect(statSync(file).size).toBe(before);
+    let grew = false;
+    await h.db.transaction().execute(async (trx) => {
+      await sql`insert into blobs (b) values (${Buffer.alloc(16, 1)})`.execute(trx);
+      const deadline = Date.now() + 2000;
+      while (!(grew = statSync(file).size > before + 64 * 8192) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+    });
+    expect(grew).toBe(true);
+  });
+});
+
+describe('closing a SQLite database', () => {
+  it('closes the checkpoint thread first, so the last connection folds the WAL in and removes it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'parley-ckpt-close-'));
+    const file = path.join(dir, 'parley.db');
+    try {
+      const h = openDatabase(`sqlite:${file}`);
+      await sql`create table t (x integer)`.execute(h.db);
+      await sql`insert into t (x) values (1)`.execute(h.db);
+      expect(existsSync(`${file}-wal`)).toBe(true);
+      await h.close();
+      expect(existsSync(`${file}-wal`)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
