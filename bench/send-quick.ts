@@ -8,7 +8,8 @@
  *   (also `sqlite-rich`: issue 24's send with a mention and a reply; `sqlite-connected`,
  *   `sqlite-rich-connected`, `sqlite-connected-base` and `floor-sockets`: the same with 50
  *   readers on the gateway, as bench/send's connected cases; they count frames as the floor's
- *   sockets do, or parse each one with BENCH_PARSE_FRAMES=1)
+ *   sockets do, or parse each one with BENCH_PARSE_FRAMES=1; `floor-search` and
+ *   `floor-search-sockets`: the floor with D67's search index in its transaction)
  *
  * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. The cases `sqlite-base`,
  * `sqlite-rich-base` and `pg-base` run a base for a before/after in the same interleaved rounds:
@@ -16,7 +17,7 @@
  * index's cost) and/or BENCH_BASE_NODE_ARGS="<node flags added after the start script's>".
  */
 import WebSocket from 'ws';
-import { startFloor, type FloorServer } from './lib/floor-server.js';
+import { startFloor, type FloorMode, type FloorServer } from './lib/floor-server.js';
 import { connectGateway, type GatewayConnection } from './lib/gateway-client.js';
 import { HttpClient } from './lib/http-client.js';
 import { runLoad } from './lib/load.js';
@@ -127,11 +128,7 @@ async function parley(
   };
 }
 
-async function floor(
-  name: string,
-  mode: 'sqlite' | 'pg' | 'pg-batch',
-  sockets = false,
-): Promise<Target> {
+async function floor(name: string, mode: FloorMode, sockets = false): Promise<Target> {
   const f: FloorServer = await startFloor(mode);
   return {
     name,
@@ -180,6 +177,10 @@ const makers: Record<string, () => Promise<Target>> = {
   'sqlite-rich-base': () => parley('send (SQLite, mention + reply, base build)', false, true, true),
   'pg-base': () => parley('send (PostgreSQL, base build)', true, true),
   floor: () => floor('floor (SQLite)', 'sqlite'),
+  // D67's search index in the floor's transaction too (bench/servers/floor.ts sqlite-search)
+  'floor-search': () => floor('floor (SQLite, search index)', 'sqlite-search'),
+  'floor-search-sockets': () =>
+    floor('floor (SQLite, search index, 50 sockets)', 'sqlite-search', true),
   'floor-pg': () => floor('floor (PostgreSQL)', 'pg'),
   'floor-pg-batch': () => floor('floor (PostgreSQL, batched)', 'pg-batch'),
 };

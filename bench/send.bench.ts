@@ -25,7 +25,8 @@ import type { Benchmark, BenchContext, BenchOutcome, Figure, TableRow } from './
  * validate, write the same three rows, commit, answer — on SQLite, on PostgreSQL with one
  * transaction per request, and on PostgreSQL with the requests of a loop turn batched into one
  * transaction. Their ratios to hello-world bound what any implementation reaches here; Parley's
- * ratio to them is what is left to win.
+ * ratio to them is what is left to win. The SQLite floor again with D67's search index row in
+ * its transaction (defined after the floor): the least a send costs under today's decisions.
  */
 const CONNECTIONS = [10, 50] as const;
 const BOTS = 50;
@@ -56,9 +57,10 @@ export const sendBench: Benchmark = {
   async run(ctx: BenchContext): Promise<BenchOutcome> {
     const warmS = seconds(ctx, 1, 0.2, 0.5);
     const measureS = seconds(ctx, 5, 0.5, 1);
-    const [hello, floor, pgFloor, pgBatchFloor, server, pgServer] = await Promise.all([
+    const [hello, floor, searchFloor, pgFloor, pgBatchFloor, server, pgServer] = await Promise.all([
       startHello(),
       startFloor('sqlite'),
+      startFloor('sqlite-search'),
       startFloor('pg'),
       startFloor('pg-batch'),
       startParley({ label: 'send server', cpuProfDir: ctx.profileDir }),
@@ -81,6 +83,7 @@ export const sendBench: Benchmark = {
       for (const [origin, token] of [
         [server.origin, world.bots[0]?.token],
         [floor.origin, 'floor-0'],
+        [searchFloor.origin, 'floor-0'],
         [pgFloor.origin, 'floor-0'],
         [pgBatchFloor.origin, 'floor-0'],
       ] as const) {
@@ -169,11 +172,15 @@ export const sendBench: Benchmark = {
           });
       // The floor's fan-out: 50 bare sockets read every frame (counted, as the bots' are).
       let floorFrames = 0;
-      const floorConnectedLoad = async (connections: number, durationS: number) => {
+      const floorConnectedLoad = async (
+        connections: number,
+        durationS: number,
+        origin: string = floor.origin,
+      ) => {
         const socks: WebSocket[] = [];
         try {
           for (let i = 0; i < bots; i++) {
-            const ws = new WebSocket(`${floor.origin.replace('http', 'ws')}/gateway`);
+            const ws = new WebSocket(`${origin.replace('http', 'ws')}/gateway`);
             ws.on('message', () => {
               floorFrames++;
             });
@@ -183,7 +190,7 @@ export const sendBench: Benchmark = {
             });
             socks.push(ws);
           }
-          return await floorLoad(floor.origin)(connections, durationS);
+          return await floorLoad(origin)(connections, durationS);
         } finally {
           for (const ws of socks) ws.close();
         }
@@ -265,6 +272,15 @@ export const sendBench: Benchmark = {
             (n: number, d: number) => connectedLoad(n, d, BODY, true),
             server.proc.pid,
           ],
+          // D67 asks every send to write its search index row in its own transaction; the floor
+          // was defined before (issue 15). The same floor with that row: the least a send costs
+          // under today's decisions.
+          ['floor (SQLite, search index)', floorLoad(searchFloor.origin), searchFloor.proc.pid],
+          [
+            'floor (SQLite, search index, 50 sockets)',
+            (n: number, d: number) => floorConnectedLoad(n, d, searchFloor.origin),
+            searchFloor.proc.pid,
+          ],
         ] as const) {
           ctx.log(`send: ${c} connections: ${what}`);
           await load(c, warmS);
@@ -315,11 +331,15 @@ export const sendBench: Benchmark = {
         const rich = results[9]![1];
         const richConnected = results[10]![1];
         const parsedConnected = results[11]![1];
+        const fs = results[12]![1];
+        const fsc = results[13]![1];
         details[`c${c}`] = {
           ...(details[`c${c}`] as object),
           rich: { ...rich, cpuMsPerReq: results[9]![2] },
           richConnected: { ...richConnected, cpuMsPerReq: results[10]![2] },
           connectedParsing: { ...parsedConnected, cpuMsPerReq: results[11]![2] },
+          floorSearch: { ...fs, cpuMsPerReq: results[12]![2] },
+          floorSearchConnected: { ...fsc, cpuMsPerReq: results[13]![2] },
         };
         figures.push(
           {
@@ -460,6 +480,41 @@ export const sendBench: Benchmark = {
             basis: `send with a mention and a reply, read as before issue 29's reader change, ${Math.round(richConnected.reqPerSec)} req/s ÷ floor ${Math.round(fc.reqPerSec)} req/s`,
           },
           {
+            id: `floor_search_c${c}`,
+            label: `floor (SQLite, search index)/floor (SQLite) req/s @${c} conns`,
+            value: ratio(fs, f),
+            unit: 'x',
+            basis: `what D67's index row costs the floor: ${Math.round(fs.reqPerSec)} req/s ÷ ${Math.round(f.reqPerSec)} req/s`,
+          },
+          {
+            id: `send_floor_search_c${c}`,
+            label: `send/floor (SQLite, search index) req/s @${c} conns`,
+            value: ratio(s, fs),
+            unit: 'x',
+            basis: `send ${Math.round(s.reqPerSec)} req/s ÷ floor with D67's index ${Math.round(fs.reqPerSec)} req/s`,
+          },
+          {
+            id: `send_floor_search_rich_c${c}`,
+            label: `mention + reply send/floor (SQLite, search index) req/s @${c} conns`,
+            value: ratio(rich, fs),
+            unit: 'x',
+            basis: `send with a mention and a reply ${Math.round(rich.reqPerSec)} req/s ÷ floor with D67's index ${Math.round(fs.reqPerSec)} req/s`,
+          },
+          {
+            id: `send_floor_search_connected_c${c}`,
+            label: `connected send/floor (SQLite, search index, 50 sockets) req/s @${c} conns`,
+            value: ratio(l, fsc),
+            unit: 'x',
+            basis: `send ${Math.round(l.reqPerSec)} req/s ÷ floor with D67's index ${Math.round(fsc.reqPerSec)} req/s`,
+          },
+          {
+            id: `send_floor_search_connected_rich_c${c}`,
+            label: `connected mention + reply send (bots parsing every frame)/floor (SQLite, search index, 50 sockets) req/s @${c} conns`,
+            value: ratio(richConnected, fsc),
+            unit: 'x',
+            basis: `${Math.round(richConnected.reqPerSec)} req/s ÷ floor with D67's index ${Math.round(fsc.reqPerSec)} req/s`,
+          },
+          {
             id: `rich_plain_c${c}`,
             label: `mention + reply send/plain send req/s @${c} conns`,
             value: ratio(rich, s),
@@ -499,6 +554,7 @@ export const sendBench: Benchmark = {
       await Promise.all([
         hello.proc.stop(),
         floor.dispose(),
+        searchFloor.dispose(),
         pgFloor.dispose(),
         pgBatchFloor.dispose(),
         server.dispose(),

@@ -7,7 +7,8 @@ import { baseEnv, spawnNode, type NodeProcess } from './node-process.js';
 import { PG_URL, pgSchema } from './parley-server.js';
 import { compiledBaseline, serverStartCommand } from './server-build.js';
 
-export type FloorMode = 'sqlite' | 'pg' | 'pg-batch';
+/** `sqlite-search`: with D67's search index written in the send's transaction */
+export type FloorMode = 'sqlite' | 'sqlite-search' | 'pg' | 'pg-batch';
 
 export interface FloorServer {
   readonly proc: NodeProcess;
@@ -22,7 +23,9 @@ export interface FloorServer {
  */
 export async function startFloor(mode: FloorMode): Promise<FloorServer> {
   const port = await freePort();
-  const dir = mode === 'sqlite' ? mkdtempSync(path.join(tmpdir(), 'parley-floor-')) : undefined;
+  const dir = mode.startsWith('sqlite')
+    ? mkdtempSync(path.join(tmpdir(), 'parley-floor-'))
+    : undefined;
   const schema = dir ? undefined : `bench_floor_${randomBytes(6).toString('hex')}`;
   if (schema) await pgSchema('create', schema);
   const target = dir

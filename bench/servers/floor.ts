@@ -15,6 +15,10 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * Modes (argv[3]):
  * - `sqlite`: better-sqlite3 (WAL, synchronous NORMAL, as Parley), transactions grouped per turn
  *   of the event loop (as Parley's group commit, without its savepoints);
+ * - `sqlite-search`: the same, and the message's row in a full-text index in the same
+ *   transaction, as D67 asks of every send since (an FTS5 table made as Parley's, storage/
+ *   migrations/0055-search.ts, fed the raw content: no word splitting of Parley's own). Issue 15
+ *   defined the floor before D67; this one is the least a send costs under today's decisions;
  * - `pg`: one transaction per request on a pool of 10 (BEGIN, three writes, COMMIT), as Parley's
  *   send on PostgreSQL;
  * - `pg-batch`: the requests of one turn of the loop written by one transaction of three
@@ -72,12 +76,19 @@ const EVENT_SQL =
 
 type Writer = (send: Send) => Promise<void>;
 
-async function sqliteWriter(): Promise<Writer> {
+/** D67's index, as Parley's migration makes it (contentless, rows deletable by rowid). */
+const SEARCH_INDEX =
+  "create virtual table messages_fts using fts5(text, content = '', contentless_delete = 1, " +
+  "tokenize = 'unicode61 remove_diacritics 0')";
+
+async function sqliteWriter(search: boolean): Promise<Writer> {
   const { default: SQLite } = await import('better-sqlite3');
   const db = new SQLite(target);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   for (const t of [...TABLES, EVENT_LOG.sqlite, ...EVENT_INDEXES]) db.exec(t);
+  if (search) db.exec(SEARCH_INDEX);
+  const index = search ? db.prepare('insert into messages_fts (rowid, text) values (?, ?)') : null;
   const q = (s: string) => db.prepare(s.replace(/\$\d/g, '?'));
   const message = q(MESSAGE_SQL);
   const event = db.prepare(
@@ -89,6 +100,7 @@ async function sqliteWriter(): Promise<Writer> {
       message.run(s.id, s.channelId, 1, s.authorId, s.content, s.createdAt);
       event.run('MESSAGE_CREATE', s.event, s.createdAt);
       count.run(s.authorId, s.day);
+      index?.run(s.id, s.content);
     }
   });
   return grouped((batch) => {
@@ -190,8 +202,8 @@ function grouped(write: (batch: Send[]) => Promise<void>): Writer {
 }
 
 const writer =
-  mode === 'sqlite'
-    ? await sqliteWriter()
+  mode === 'sqlite' || mode === 'sqlite-search'
+    ? await sqliteWriter(mode === 'sqlite-search')
     : mode === 'pg'
       ? await pgWriter()
       : await pgBatchWriter();
