@@ -109,7 +109,13 @@ export async function appendEvent(
  * Issue 29: the events of one group commit in one statement, their keys in the order given. The
  * rows are inserted in the order of the VALUES, and `pos` grows with each (PostgreSQL: drawn from
  * its sequence row by row; SQLite: AUTOINCREMENT), so the keys sorted by `pos` are the events'
- * keys in order — whatever order RETURNING lists them in (SQLite leaves it undefined).
+ * keys in order — whatever order RETURNING lists them in.
+ *
+ * SQLite without RETURNING: one statement's rows take consecutive rowids (AUTOINCREMENT gives each
+ * the largest so far plus one, and only this connection writes while it holds the transaction),
+ * so the last one's `last_insert_rowid()` names them all, and `xid` is 0 on SQLite. RETURNING
+ * made SQLite keep the rows in a temporary table and hand them back one by one: a third of the
+ * insert's cost (bench/README.md, session 18).
  */
 export async function appendEvents(
   trx: Db,
@@ -121,12 +127,21 @@ export async function appendEvents(
     audience: string | null;
   }>,
 ): Promise<LogKey[]> {
-  const xid = isPostgres(trx) ? 'pg_current_xact_id()::text::bigint' : '0';
+  const params = events.flatMap((e) => [e.type, e.data, e.recipientSet, e.now, e.audience]);
+  const insert =
+    'insert into "event_log" ("xid", "type", "data", "recipients", "created_at", "audience") ';
+  if (!isPostgres(trx)) {
+    await rawQuery(trx, `${insert}values ${tuples(events.length, '(0, ?, ?, ?, ?, ?)')}`, params);
+    const [r] = await rawQuery<{ last: number }>(trx, 'select last_insert_rowid() as "last"', []);
+    const last = Number(r?.last);
+    if (!Number.isSafeInteger(last) || last < events.length)
+      throw new Error('event_log insert left no rowid');
+    return events.map((_, n) => ({ xid: 0, pos: last - events.length + 1 + n }));
+  }
   const rows = await rawQuery<{ pos: number; xid: number }>(
     trx,
-    'insert into "event_log" ("xid", "type", "data", "recipients", "created_at", "audience") ' +
-      `values ${tuples(events.length, `(${xid}, ?, ?, ?, ?, ?)`)} returning "pos", "xid"`,
-    events.flatMap((e) => [e.type, e.data, e.recipientSet, e.now, e.audience]),
+    `${insert}values ${tuples(events.length, '(pg_current_xact_id()::text::bigint, ?, ?, ?, ?, ?)')} returning "pos", "xid"`,
+    params,
   );
   if (rows.length !== events.length) throw new Error('event_log insert returned too few rows');
   return rows

@@ -14,6 +14,7 @@ import {
   oncePerGroup,
   type FoldRun,
 } from '../../src/storage/group-commit.js';
+import { appendEvents, type LogKey } from '../../src/events/log.js';
 import { HookedConnection } from '../../src/storage/hooked-driver.js';
 import { builtOnce, rawQuery, tuples } from '../../src/storage/raw-sql.js';
 import { migrate, openDatabase, sql, type DatabaseHandle, type Db } from '../../src/storage/db.js';
@@ -675,3 +676,87 @@ describe.each(['sqlite' as const, 'postgres' as const])('folded rows (%s)', (dia
     },
   );
 });
+
+describe.each(['sqlite' as const, 'postgres' as const])(
+  'the event log keys of a group (%s)',
+  (dialect) => {
+    const pgDb = dialect === 'postgres';
+    const g = groupDatabase(dialect);
+    const events = (tag: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        type: 'T',
+        data: `{"tag":"${tag}","n":${i}}`,
+        recipientSet: 0,
+        now: 1,
+        audience: null,
+      }));
+    /** pos → data, as another connection reads the committed log */
+    const committed = async () =>
+      new Map(
+        (await g.other.db.selectFrom('event_log').select(['pos', 'data']).execute()).map((r) => [
+          Number(r.pos),
+          r.data,
+        ]),
+      );
+
+    it.skipIf(pgDb && !pgOk)(
+      "issue 29: appendEvents' keys name the rows it wrote, in order — with rows deleted before them (SQLite: without RETURNING)",
+      async () => {
+        const keys: LogKey[][] = [];
+        // one group of three members, each with its events written at the group's end
+        await Promise.all(
+          [3, 1, 2].map((n, m) =>
+            g.db.transaction().execute(async (trx) => {
+              const queued = atGroupEnd(trx, async (t) => {
+                keys[m] = await appendEvents(t, events(`a${m}`, n));
+              });
+              expect(queued).toBe(true);
+            }),
+          ),
+        );
+        // The last rows deleted: SQLite's AUTOINCREMENT (and PostgreSQL's sequence) never reuses
+        // their positions, so the next keys must not be computed from what is left in the table.
+        const before = await committed();
+        const top = Math.max(...before.keys());
+        await g.h.db
+          .deleteFrom('event_log')
+          .where('pos', '>', top - 2)
+          .execute();
+        await g.db.transaction().execute(async (trx) => {
+          atGroupEnd(trx, async (t) => {
+            keys[3] = await appendEvents(t, events('b', 4));
+          });
+        });
+        // outside any group too (the Domain's own transaction, Kysely's executor)
+        await g.h.db.transaction().execute(async (trx) => {
+          keys[4] = await appendEvents(trx, events('c', 2));
+        });
+        const rows = await committed();
+        const tags = ['a0', 'a1', 'a2', 'b', 'c'];
+        const sizes = [3, 1, 2, 4, 2];
+        tags.forEach((tag, m) => {
+          const k = keys[m] ?? [];
+          expect(k).toHaveLength(sizes[m] ?? -1);
+          k.forEach((key, i) => {
+            // the first group's rows as they were before the last two were deleted
+            expect((m < 3 ? before : rows).get(key.pos)).toBe(`{"tag":"${tag}","n":${i}}`);
+            if (!pgDb) expect(key.xid).toBe(0);
+          });
+          // in log order
+          expect(k.map((x) => x.pos)).toEqual([...k.map((x) => x.pos)].sort((a, b) => a - b));
+        });
+        expect(Math.min(...(keys[3] ?? []).map((x) => x.pos))).toBeGreaterThan(top);
+        // one group's members wrote under one transaction id (D36's horizon treats it as one)
+        if (pgDb)
+          expect(
+            new Set(
+              keys
+                .slice(0, 3)
+                .flat()
+                .map((x) => x.xid),
+            ).size,
+          ).toBe(1);
+      },
+    );
+  },
+);
