@@ -222,11 +222,17 @@ export class Bot {
     handler.on('event', async (e) => {
       this.me ??= await this.rest.bot.me();
       const ok = await Promise.all(this.dispatch(e));
-      // D39, D65: an interaction whose handler failed before answering is delivered again (500),
-      // so a passing failure does not leave the person's command unanswered; the one-callback
-      // rule (409) keeps a second run from answering twice.
-      if (e.type === 'INTERACTION_CREATE' && ok.includes(false))
-        throw new Error(`the handler of interaction ${e.data.id} failed`);
+      // D39: a handler that failed makes the delivery fail (500), as webhookHandler's own
+      // listeners do, so the server delivers the event again and a passing failure loses
+      // nothing; a handler must therefore be safe to run twice (webhooks are at least once).
+      // D65: an interaction whose handler failed before answering comes again too, and the
+      // one-callback rule (409) keeps a second run from answering twice.
+      if (ok.includes(false))
+        throw new Error(
+          e.type === 'INTERACTION_CREATE'
+            ? `the handler of interaction ${e.data.id} failed`
+            : `a handler of ${e.type} failed`,
+        );
     });
     return handler;
   }

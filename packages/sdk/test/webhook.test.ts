@@ -104,4 +104,41 @@ describe('webhookHandler', () => {
     expect((await hook.handle(other, headers('b2', other))).status).toBe(200);
     expect(seen).toEqual([8]);
   });
+
+  it('Bot.webhookHandler: a handler that fails makes the delivery fail (500), so the server retries it (D39)', async () => {
+    const me = {
+      id: 1,
+      name: 'b',
+      avatar: '',
+      description: '',
+      botUser: { id: 7, name: 'b', isBot: true },
+    };
+    const bot = new Bot({
+      token: 't',
+      fetch: async () => new Response(JSON.stringify(me), { status: 200 }),
+    });
+    let fail = true;
+    const seen: string[] = [];
+    bot.on('MESSAGE_CREATE', (m) => {
+      if (fail) throw new Error('the database was away');
+      seen.push(m.content);
+    });
+    const hook = bot.webhookHandler({ secret });
+    const other = body.replace('"author":{"id":7', '"author":{"id":8');
+    const errors = console.error;
+    console.error = () => {};
+    try {
+      expect((await hook.handle(other, headers('r1', other))).status).toBe(500);
+    } finally {
+      console.error = errors;
+    }
+    expect(seen).toEqual([]);
+    fail = false;
+    // the server's retry of the same delivery is run again (a failed delivery is not remembered)
+    expect((await hook.handle(other, headers('r1', other))).status).toBe(200);
+    expect(seen).toEqual(['hi']);
+    // and once it has succeeded, a repeat is acknowledged without running the handler again
+    expect((await hook.handle(other, headers('r1', other))).status).toBe(200);
+    expect(seen).toEqual(['hi']);
+  });
 });
