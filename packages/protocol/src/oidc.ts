@@ -44,6 +44,10 @@ export const OidcLink = Type.Object(
     linkedAt: Type.Union([Timestamp, Type.Null()]),
     /** false when unlinking would leave no way to sign in (no password, or passwords off) */
     canUnlink: Type.Boolean(),
+    /** whether the person has a password (false: created by a first sign-in with the provider;
+     * only the server's operator can set one — the settings page says so instead of asking for a
+     * current password there is none of) */
+    hasPassword: Type.Boolean(),
   },
   { title: 'OidcLink', additionalProperties: false },
 );

@@ -115,6 +115,12 @@ describe.skipIf(!chromiumAvailable())(
       await expect(
         section.getByRole('button', { name: 'Unlink Acme SSO' }).isDisabled(),
       ).resolves.toBe(true);
+      // Jane was created by her first sign-in: no password, so no "Current password" to fill
+      // in — the card says who can set one instead
+      const noPassword = page.getByTestId('no-password');
+      await noPassword.waitFor({ timeout: TIMEOUT });
+      expect(await noPassword.textContent()).toContain('this account has no password');
+      expect(await page.getByLabel('Current password').count()).toBe(0);
       await shot(page, 'oidc-4-settings', 1100);
 
       // Log out, sign in again: the same person (the provider remembers Jane: no form this time).
@@ -138,6 +144,43 @@ describe.skipIf(!chromiumAvailable())(
       expect(me2).toMatchObject({ status: 200, id: me1.id });
       expect(jane.errors).toEqual([]);
     }, 120_000);
+
+    it('a person with a password changes it in settings (the form, beside the provider)', async () => {
+      const pw = 'first-password-of-olga';
+      await callOk(origin, 'POST', '/admin/v1/users', ADMIN, { name: 'olga', password: pw });
+      const p = await person(browser, origin);
+      const { page } = p;
+      await page.goto('/login');
+      await page.getByLabel('Name').fill('olga');
+      await page.getByLabel('Password').fill(pw);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByText('You are not in any guild yet', { exact: false }).waitFor({
+        timeout: TIMEOUT,
+      });
+      await page.goto('/settings');
+      // the link is read first (it says whether there is a password), then the form
+      await page.getByTestId('sso-settings').getByText('Link your account').waitFor({
+        timeout: TIMEOUT,
+      });
+      expect(await page.getByTestId('no-password').count()).toBe(0);
+      await page.getByLabel('Current password').fill('not it at all');
+      await page.getByLabel('New password').fill('second-password-of-olga');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      const wrong = page.getByRole('alert').filter({ hasText: 'current password is wrong' });
+      await wrong.waitFor({ timeout: TIMEOUT });
+      await page.getByLabel('Current password').fill(pw);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByText('Password changed', { exact: false }).waitFor({ timeout: TIMEOUT });
+      await shot(page, 'oidc-5-password-changed', 900);
+      // the new one signs in
+      const r = await fetch(`${origin}/app/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'olga', password: 'second-password-of-olga' }),
+      });
+      expect(r.status).toBe(200);
+      expect(p.errors).toEqual([]);
+    }, 60_000);
 
     it('a sign-in refused at the provider ends on the login page with a clear message', async () => {
       const p = await person(browser, origin);

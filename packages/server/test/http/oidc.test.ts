@@ -135,7 +135,13 @@ dbDescribe('D69 OpenID sign-in (PARLEY_REGISTRATION=open)', () => {
     expect(second.token).not.toBe(first.token);
     expect((await me(h, second.token)).id).toBe(user.id);
     const link = await expectStatus(await h.people(second.token).get('/users/@me/oidc'), 200);
-    expect(link.body).toMatchObject({ name: 'Test IdP', linked: true, canUnlink: false });
+    // created by the sign-in: no password (the settings page says so rather than asking for one)
+    expect(link.body).toMatchObject({
+      name: 'Test IdP',
+      linked: true,
+      canUnlink: false,
+      hasPassword: false,
+    });
   });
 
   it('a name collision is made unique (and the D70 rules hold for what the provider sends)', async () => {
@@ -224,6 +230,7 @@ dbDescribe('D69 OpenID sign-in (PARLEY_REGISTRATION=open)', () => {
       linked: false,
       linkedAt: null,
       canUnlink: false,
+      hasPassword: true,
     });
     // D47: a cookie-authenticated write needs the site's Origin
     const refused = await withCookie(h, p.token, 'POST', '/users/@me/oidc');
@@ -238,7 +245,7 @@ dbDescribe('D69 OpenID sign-in (PARLEY_REGISTRATION=open)', () => {
     expect(done.headers['location']).toBe('/settings?sso=linked');
     expect(cookieValue(done, 'parley_session')).toBeUndefined(); // linking is not a new sign-in
     const after = await expectStatus(await h.people(p.token).get('/users/@me/oidc'), 200);
-    expect(after.body).toMatchObject({ linked: true, canUnlink: true });
+    expect(after.body).toMatchObject({ linked: true, canUnlink: true, hasPassword: true });
     expect(Date.parse(after.body.linkedAt)).toBeGreaterThan(0);
 
     const viaIdp = await signIn(h, 'sub-linus');

@@ -6,7 +6,7 @@ import { dispatch, logout, me } from '../state/store.js';
 import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 import { NotificationsSection } from './notifications-settings.js';
-import { SsoSettings, WithPasswords } from './sso.js';
+import { authConfig, oidcLink, SsoSettings, WithPasswords } from './sso.js';
 
 export function SettingsPage() {
   const u = me.value;
@@ -100,6 +100,19 @@ function Password() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [err, setErr] = useState<ApiError | null>(null);
+  const link = oidcLink.value;
+  // D69: with a provider, wait for the link (it says whether there is a password at all)
+  if (authConfig.value?.oidc && link === undefined) return null;
+  if (link?.hasPassword === false)
+    return (
+      <section class="card" data-testid="no-password">
+        <h2>Password</h2>
+        <p class="muted">
+          You sign in with {link.name}: this account has no password. If you want one as well, ask
+          this server's operator to set it; you can then change it here.
+        </p>
+      </section>
+    );
   return (
     <section class="card">
       <h2>Password</h2>

@@ -97,9 +97,17 @@ export function WithPasswords(props: { children: ComponentChildren }) {
   return <>{props.children}</>;
 }
 
+/**
+ * The person's link as settings last read it (undefined: not read yet; null: no provider here).
+ * The password card reads `hasPassword` from it: a person created by a first sign-in with the
+ * provider has no password, so there is no current one to ask for.
+ */
+export const oidcLink = signal<OidcLink | null | undefined>(undefined);
+
 /** D69: the settings section: linked or not, link, unlink (refused when it is the only way in). */
 export function SsoSettings() {
-  const [link, setLink] = useState<OidcLink | null | undefined>(undefined);
+  const link = oidcLink.value;
+  const setLink = (l: OidcLink | null) => (oidcLink.value = l);
   const [error] = useState(() => takeParam('sso_error'));
   const [linked] = useState(() => takeParam('sso') === 'linked');
   const [busy, setBusy] = useState(false);
@@ -112,7 +120,10 @@ export function SsoSettings() {
         setLink(null);
       });
   };
-  useEffect(load, []);
+  useEffect(() => {
+    oidcLink.value = undefined;
+    load();
+  }, []);
   useEffect(() => {
     if (linked && link?.name) toast(`Linked to ${link.name}`, 'info');
   }, [linked, link?.name]);

@@ -304,15 +304,19 @@ async function linkSubject(d: Domain, oidc: OidcClient, userId: number, subject:
   }
 }
 
-async function unlinkBlocker(d: Domain, userId: number): Promise<string | undefined> {
-  if (!d.config.passwordLogin)
-    return 'Password login is off on this server: the provider is the only way to sign in';
+async function hasPassword(d: Domain, userId: number): Promise<boolean> {
   const row = await d.db
     .selectFrom('users')
     .select('password_hash')
     .where('id', '=', userId)
     .executeTakeFirst();
-  if (row?.password_hash == null)
+  return row?.password_hash != null;
+}
+
+function unlinkBlocker(d: Domain, password: boolean): string | undefined {
+  if (!d.config.passwordLogin)
+    return 'Password login is off on this server: the provider is the only way to sign in';
+  if (!password)
     return 'This account has no password: unlinking would leave no way to sign in (ask the operator to set a password first)';
   return undefined;
 }
@@ -325,11 +329,13 @@ export async function linkState(d: Domain, oidc: OidcClient, p: Principal): Prom
     .where('user_id', '=', p.userId)
     .where('issuer', '=', oidc.issuer)
     .executeTakeFirst();
+  const password = await hasPassword(d, p.userId);
   return {
     name: oidc.name,
     linked: row !== undefined,
     linkedAt: row ? iso(Number(row.created_at)) : null,
-    canUnlink: row !== undefined && (await unlinkBlocker(d, p.userId)) === undefined,
+    canUnlink: row !== undefined && unlinkBlocker(d, password) === undefined,
+    hasPassword: password,
   };
 }
 
@@ -338,7 +344,7 @@ export async function linkState(d: Domain, oidc: OidcClient, p: Principal): Prom
  * way to sign in (no password, or PARLEY_PASSWORD_LOGIN=false) → 409.
  */
 export async function unlink(d: Domain, oidc: OidcClient, p: Principal): Promise<void> {
-  const blocker = await unlinkBlocker(d, p.userId);
+  const blocker = unlinkBlocker(d, await hasPassword(d, p.userId));
   const linked = await d.db
     .selectFrom('oidc_links')
     .select('subject')
