@@ -17,6 +17,7 @@ import type { DatabaseHealth } from '../health/health.js';
 import { connectFailed } from './unreachable.js';
 import { hookedDialect } from './hooked-driver.js';
 import { registerDirect } from './sqlite-direct.js';
+import { searchText } from '../domain/search/search-text.js';
 import { IdleCheckpoints } from './sqlite-checkpoints.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -77,6 +78,12 @@ export function openDatabase(url: string, opts: OpenOptions = {}): DatabaseHandl
     // better-sqlite3 builds SQLite with a 16 MiB page cache; it filled under load and stayed
     // (bench idle: +15 MiB RSS after 30,000 messages). The file's pages stay in the OS cache.
     sqlite.pragma(`cache_size = -${Math.floor((opts.cacheMib ?? 2) * 1024)}`);
+    // D67: the search index's text normalization, callable in SQL as PostgreSQL's index
+    // expression is (migrations/0055-search.ts has its SQL twin there): the index's rows are
+    // written by one INSERT … SELECT (domain/search/search-index.ts).
+    sqlite.function('parley_search_text', { deterministic: true }, (text: unknown) =>
+      typeof text === 'string' ? searchText(text) : text,
+    );
     const writes = new WriteCounter();
     const checkpoints = new IdleCheckpoints(sqlite, writes, file);
     // Changes when another connection (the CLI, a bulk seed) commits to the file. Read at most

@@ -1,7 +1,6 @@
 import type { Db } from '../../storage/db.js';
 import { atGroupEnd } from '../../storage/group-commit.js';
-import { isPostgres, rawQuery } from '../../storage/raw-sql.js';
-import { searchText } from './search-text.js';
+import { isPostgres, rawQuery, tuples } from '../../storage/raw-sql.js';
 
 /**
  * D67: the search index's writes, in the transaction of the message's own write
@@ -28,8 +27,10 @@ const CHUNK = 200;
 
 /**
  * The rows of messages `ids` as their text is now (none for a message that is gone or has no
- * text), `replace` ones first removed — in three statements for the whole list (issue 29's
- * multi-row statements: a statement per message cost more than the index itself).
+ * text), `replace` ones first removed — in two statements for the whole list (issue 29's
+ * multi-row statements: a statement per message cost more than the index itself). The text is
+ * read and normalized inside SQLite (`parley_search_text`, storage/db.ts: `searchText` itself,
+ * as PostgreSQL's index has its SQL twin), so the rows never come out to be sent back in.
  */
 async function write(t: Db, ids: readonly number[], replace: readonly number[]): Promise<void> {
   for (let i = 0; i < replace.length; i += CHUNK) {
@@ -42,17 +43,11 @@ async function write(t: Db, ids: readonly number[], replace: readonly number[]):
   }
   for (let i = 0; i < ids.length; i += CHUNK) {
     const part = ids.slice(i, i + CHUNK);
-    const rows = await rawQuery<{ id: number; content: string }>(
-      t,
-      `select "id", "content" from "messages" where "id" in (${part.map(() => '?').join(', ')})`,
-      part,
-    );
-    const texts = rows.filter((r) => r.content !== '');
-    if (texts.length === 0) continue;
     await rawQuery(
       t,
-      `insert into "messages_fts" ("rowid", "text") values ${texts.map(() => '(?, ?)').join(', ')}`,
-      texts.flatMap((r) => [r.id, searchText(r.content)]),
+      'insert into "messages_fts" ("rowid", "text") select "id", parley_search_text("content") ' +
+        `from "messages" where "id" in (${tuples(part.length, '?')}) and "content" <> ''`,
+      part,
     );
   }
 }
