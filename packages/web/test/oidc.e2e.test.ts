@@ -121,6 +121,10 @@ describe.skipIf(!chromiumAvailable())(
       await noPassword.waitFor({ timeout: TIMEOUT });
       expect(await noPassword.textContent()).toContain('this account has no password');
       expect(await page.getByLabel('Current password').count()).toBe(0);
+      // and her name is not her login (she has no password to log in with)
+      await expect(page.getByLabel('Display name', { exact: true }).inputValue()).resolves.toBe(
+        'Jane Doe',
+      );
       await shot(page, 'oidc-4-settings', 1100);
 
       // Log out, sign in again: the same person (the provider remembers Jane: no form this time).

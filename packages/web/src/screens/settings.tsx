@@ -81,7 +81,12 @@ function Profile({ u }: { u: User }) {
         }}
       >
         <Field
-          label="Display name (also your login)"
+          // the name is the login only for a person who has a password to log in with
+          label={
+            oidcLink.value?.hasPassword === false
+              ? 'Display name'
+              : 'Display name (also your login)'
+          }
           error={err ? (err.field('name') ?? err.message) : undefined}
         >
           {(id, d) => (
