@@ -48,17 +48,21 @@ export class IdleCheckpoints {
   private tick(): void {
     const w = this.writes;
     const now = performance.now();
+    // A quiet moment counts even when no checkpoint can start in it (one still running on the
+    // worker, a transaction open here): else a pause seen only then would not end busy mode.
+    const quiet = now - w.lastCommit >= IdleCheckpoints.QUIET_MS;
+    if (quiet) this.lastQuiet = now;
     // On this thread a checkpoint waits for no transaction of its own connection to end; the
     // worker's connection does not need to.
     if (!this.thread?.ready && this.sqlite.inTransaction) return;
     if (this.thread?.running) return;
-    if (now - w.lastCommit >= IdleCheckpoints.QUIET_MS) this.lastQuiet = now;
     // Under load that has not paused for BUSY_AFTER_MS, a small checkpoint every BUSY_EVERY_MS
     // instead of the automatic one's 40 MiB copy inside some request's COMMIT (bench fanout (b):
     // p99 80 ms). Short bursts (fanout (a)) still wait for their quiet moment.
-    else if (
-      now - this.lastQuiet < IdleCheckpoints.BUSY_AFTER_MS ||
-      now - this.lastRun < IdleCheckpoints.BUSY_EVERY_MS
+    if (
+      !quiet &&
+      (now - this.lastQuiet < IdleCheckpoints.BUSY_AFTER_MS ||
+        now - this.lastRun < IdleCheckpoints.BUSY_EVERY_MS)
     )
       return;
     // After a transaction committed; and once a second anyway, for writes made outside explicit

@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, sql } from '../../src/storage/db.js';
+import { IdleCheckpoints } from '../../src/storage/sqlite-checkpoints.js';
 
 // storage/db.ts IdleCheckpoints: the WAL is copied into the database file when the connection
 // is quiet, not inside the COMMIT of whichever request crosses SQLite's automatic threshold.
@@ -67,6 +68,49 @@ describe('closing a SQLite database', () => {
       expect(existsSync(`${file}-wal`)).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('when checkpoints run under load (the clock mocked)', () => {
+  it('a pause ends busy mode even when no checkpoint could start in it (a transaction was open)', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] });
+    try {
+      const ran: number[] = [];
+      const sqlite = {
+        inTransaction: false,
+        pragma(text: string) {
+          if (text.startsWith('wal_checkpoint')) ran.push(performance.now());
+        },
+      };
+      const clock = { lastCommit: 0, committedSinceCheckpoint: false };
+      // ':memory:': no worker thread, so the checkpoints are the pragma calls on `sqlite`
+      const c = new IdleCheckpoints(sqlite as never, clock, ':memory:');
+      const load = (ms: number) => {
+        for (let t = 0; t < ms; t += 10) {
+          clock.lastCommit = performance.now();
+          clock.committedSinceCheckpoint = true;
+          vi.advanceTimersByTime(10);
+        }
+      };
+      // Load that never pauses: after 2 s, a small checkpoint every 250 ms.
+      load(3000);
+      expect(ran.length).toBeGreaterThanOrEqual(3);
+      // A pause of 200 ms, all of it inside a transaction of this connection: nothing can run …
+      sqlite.inTransaction = true;
+      vi.advanceTimersByTime(200);
+      sqlite.inTransaction = false;
+      const before = ran.length;
+      // … but it was a pause: a burst after it waits for its own quiet moment (busy mode again
+      // only after 2 s more), as it would after any pause.
+      load(1800);
+      expect(ran.length).toBe(before);
+      // and the quiet moment after the burst checkpoints it
+      vi.advanceTimersByTime(200);
+      expect(ran.length).toBe(before + 1);
+      void c.stop();
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
