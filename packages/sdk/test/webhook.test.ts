@@ -28,6 +28,21 @@ const headers = (delivery: string, b = body) => ({
   'x-service-timestamp': String(Math.floor(Date.now() / 1000)),
 });
 
+/** A Bot whose GET /bot/me answers bot user 7 (no server). */
+function botUser7(): Bot {
+  const me = {
+    id: 1,
+    name: 'b',
+    avatar: '',
+    description: '',
+    botUser: { id: 7, name: 'b', isBot: true },
+  };
+  return new Bot({
+    token: 't',
+    fetch: async () => new Response(JSON.stringify(me), { status: 200 }),
+  });
+}
+
 describe('webhookHandler', () => {
   it('node:http: verifies, emits typed events, dedupes on X-Service-Delivery, 500 when a listener fails', async () => {
     const hook = webhookHandler({ secret });
@@ -85,17 +100,7 @@ describe('webhookHandler', () => {
   });
 
   it("Bot.webhookHandler runs the bot's handlers and skips its own messages", async () => {
-    const me = {
-      id: 1,
-      name: 'b',
-      avatar: '',
-      description: '',
-      botUser: { id: 7, name: 'b', isBot: true },
-    };
-    const bot = new Bot({
-      token: 't',
-      fetch: async () => new Response(JSON.stringify(me), { status: 200 }),
-    });
+    const bot = botUser7();
     const seen: number[] = [];
     bot.on('MESSAGE_CREATE', (m) => void seen.push(m.author.id));
     const hook = bot.webhookHandler({ secret });
@@ -106,17 +111,7 @@ describe('webhookHandler', () => {
   });
 
   it('Bot.webhookHandler: a handler that fails makes the delivery fail (500), so the server retries it (D39)', async () => {
-    const me = {
-      id: 1,
-      name: 'b',
-      avatar: '',
-      description: '',
-      botUser: { id: 7, name: 'b', isBot: true },
-    };
-    const bot = new Bot({
-      token: 't',
-      fetch: async () => new Response(JSON.stringify(me), { status: 200 }),
-    });
+    const bot = botUser7();
     let fail = true;
     const seen: string[] = [];
     bot.on('MESSAGE_CREATE', (m) => {
