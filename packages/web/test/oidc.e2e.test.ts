@@ -176,6 +176,14 @@ describe.skipIf(!chromiumAvailable())(
       await page.getByRole('button', { name: 'Change password' }).click();
       await page.getByText('Password changed', { exact: false }).waitFor({ timeout: TIMEOUT });
       await shot(page, 'oidc-5-password-changed', 900);
+      // the same settings on a phone (360 px): the cards fit, nothing scrolls sideways
+      await page.setViewportSize({ width: 360, height: 780 });
+      await page.reload();
+      await page.getByLabel('Current password').waitFor({ timeout: TIMEOUT });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        360,
+      );
+      await shot(page, 'oidc-5-password-phone');
       // the new one signs in
       const r = await fetch(`${origin}/app/v1/auth/login`, {
         method: 'POST',
