@@ -180,9 +180,9 @@ describe.skipIf(!chromiumAvailable())(
       await page.setViewportSize({ width: 360, height: 780 });
       await page.reload();
       await page.getByLabel('Current password').waitFor({ timeout: TIMEOUT });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-        360,
-      );
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollWidth'),
+      ).toBeLessThanOrEqual(360);
       await shot(page, 'oidc-5-password-phone');
       // the new one signs in
       const r = await fetch(`${origin}/app/v1/auth/login`, {
