@@ -3,6 +3,7 @@ import { Permission } from '@parley/protocol';
 import { connState, stoppedBy } from './lib/gateway.js';
 import { get, sessionLost, throttled } from './lib/api.js';
 import { match, navigate, onLinkClick, path } from './lib/router.js';
+import { PHONE, WIDE } from './lib/media.js';
 import type { Guild, User } from './lib/types.js';
 import { holds } from './lib/permissions.js';
 import { Invite, Login, Register } from './screens/auth.js';
@@ -286,8 +287,25 @@ function ConnectionBanner() {
 function Shell() {
   const p = path.value;
   const [drawer, setDrawer] = useState(false);
-  const [showMembers, setShowMembers] = useState(() => innerWidth > 1000);
+  const [showMembers, setShowMembers] = useState(() => matchMedia(WIDE).matches);
   useEffect(() => setDrawer(false), [p]);
+  useEffect(() => {
+    // The layout follows the window, not only the width it had at load: a window narrowed to a
+    // phone's width closes the member list (there it would cover the chat) and the drawer;
+    // widened again, the member list comes back beside the chat.
+    const wide = matchMedia(WIDE);
+    const phone = matchMedia(PHONE);
+    const onWide = () => setShowMembers(wide.matches);
+    const onPhone = () => {
+      if (!phone.matches) setDrawer(false);
+    };
+    wide.addEventListener('change', onWide);
+    phone.addEventListener('change', onPhone);
+    return () => {
+      wide.removeEventListener('change', onWide);
+      phone.removeEventListener('change', onPhone);
+    };
+  }, []);
   useEffect(() => {
     const esc = (e: KeyboardEvent) => {
       if (e.key === 'Escape') setDrawer(false);

@@ -495,6 +495,56 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
     }
   });
 
+  it('a desktop window narrowed to a phone width takes the phone layout, and back', async () => {
+    const desk = await person(browser, origin);
+    try {
+      await login(desk.page, 'alice');
+      const { page } = desk;
+      await message(page, 'sent by keyboard').waitFor({ timeout: TIMEOUT });
+      const members = page.getByRole('complementary', { name: 'Members' });
+      const menu = page.getByRole('button', { name: 'Open navigation' });
+      await members.waitFor({ timeout: TIMEOUT });
+      expect(await menu.isVisible()).toBe(false);
+      // narrowed: the member list closes (it would cover the chat), the guild rail goes into
+      // the drawer, nothing scrolls sideways
+      await page.setViewportSize({ width: 360, height: 740 });
+      await members.waitFor({ state: 'detached', timeout: TIMEOUT });
+      await menu.waitFor({ timeout: TIMEOUT });
+      // (off-screen to the left: translated out of view, which Playwright still calls visible)
+      // (the rail and the channel list slide out together over 0.18 s)
+      const nav = page.locator('#nav');
+      const navRight = async () => {
+        const box = await nav.boundingBox();
+        return box ? box.x + box.width : NaN;
+      };
+      await expect.poll(navRight).toBeLessThanOrEqual(0);
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollWidth'),
+      ).toBeLessThanOrEqual(360);
+      // the search box says one word, not a list of filters cut to "Searc"
+      const search = page.getByRole('searchbox', { name: 'Search messages' });
+      expect(await search.getAttribute('placeholder')).toBe('Search');
+      await shot(page, '15-narrowed-window');
+      // the drawer opened on the phone width closes when the window is widened again, and the
+      // member list comes back beside the chat
+      await menu.click();
+      await page.getByRole('link', { name: 'My bots' }).waitFor();
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await members.waitFor({ timeout: TIMEOUT });
+      expect(await page.locator('.drawer-open').count()).toBe(0);
+      // the rail back at the left edge, the channel list beside it, the chat right after
+      await expect.poll(async () => (await nav.boundingBox())?.x).toBe(0);
+      const chatLeft = (await page.getByRole('main').boundingBox())?.x;
+      expect(chatLeft).toBe(await navRight());
+      expect(await menu.isVisible()).toBe(false);
+      expect(await search.getAttribute('placeholder')).toMatch(/^Search \(from: in: /);
+      await shot(page, '16-widened-window');
+      expect(desk.errors).toEqual([]);
+    } finally {
+      await desk.ctx.close();
+    }
+  });
+
   it('no script error or CSP violation in any page', () => {
     expect(alice.errors).toEqual([]);
     expect(bob.errors).toEqual([]);

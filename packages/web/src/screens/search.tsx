@@ -1,6 +1,7 @@
 import type { SearchResult } from '@parley/protocol';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describe, get } from '../lib/api.js';
+import { PHONE, useMedia } from '../lib/media.js';
 import { navigate } from '../lib/router.js';
 import {
   dateBounds,
@@ -62,6 +63,7 @@ export function searchParams(
 
 export function SearchBox({ guild }: { guild: Guild }) {
   const [text, setText] = useState('');
+  const phone = useMedia(PHONE);
   const [view, setView] = useState<View>({ kind: 'closed' });
   const [busy, setBusy] = useState(false);
   const input = useRef<HTMLInputElement>(null);
@@ -106,7 +108,9 @@ export function SearchBox({ guild }: { guild: Guild }) {
           type="search"
           class="search-input"
           aria-label="Search messages"
-          placeholder="Search (from: in: has: before: after: pinned:)"
+          // a phone's header has room for one word, not the list of filters ("Searc…")
+          placeholder={phone ? 'Search' : 'Search (from: in: has: before: after: pinned:)'}
+          title="Filters: from: in: has: before: after: pinned:"
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => {
