@@ -1,6 +1,8 @@
+import { signal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { del, describe, put } from '../lib/api.js';
 import { safeUrl } from '../lib/markdown.js';
+import { TOUCH, useMedia } from '../lib/media.js';
 import type { Attachment, Embed, Message } from '../lib/types.js';
 import { type ChannelLog, markRead, me } from '../state/store.js';
 import { Avatar, Confirm, Spinner } from '../ui/kit.js';
@@ -257,6 +259,15 @@ function Editor(props: { m: Message; log: ChannelLog; done: () => void }) {
   );
 }
 
+/**
+ * A touch screen has no hover: its actions would sit beside every message and squeeze the text
+ * to a column. There a tap on a message shows its actions over it (as hover does with a mouse);
+ * a tap elsewhere hides them. One message at a time.
+ */
+const selectedId = signal<number | null>(null);
+/** Taps on these do their own thing (a link, a button, an image's lightbox, a text field). */
+const OWN_TAP = 'a, button, input, textarea, select, summary, img, video, audio, [role="button"]';
+
 function Item(props: {
   m: Message;
   compact: boolean;
@@ -277,6 +288,17 @@ function Item(props: {
     }
   };
   const [confirm, setConfirm] = useState(false);
+  const touch = useMedia(TOUCH);
+  const selected = touch && selectedId.value === m.id;
+  const row = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (!selected) return;
+    const away = (e: PointerEvent) => {
+      if (!row.current?.contains(e.target as Node)) selectedId.value = null;
+    };
+    document.addEventListener('pointerdown', away);
+    return () => document.removeEventListener('pointerdown', away);
+  }, [selected]);
   const mine = m.author.id === me.value?.id;
   const canDelete = mine || (info.moderator && m.guildId !== undefined);
   const remove = async () => {
@@ -292,8 +314,17 @@ function Item(props: {
   };
   return (
     <li
-      class={`msg${props.compact ? ' compact' : ''}${mentionsMe(m, info.names.myRoles) ? ' mentions-me' : ''}`}
+      ref={row}
+      class={`msg${props.compact ? ' compact' : ''}${mentionsMe(m, info.names.myRoles) ? ' mentions-me' : ''}${selected ? ' selected' : ''}`}
       data-id={m.id}
+      onClick={
+        touch
+          ? (e) => {
+              if ((e.target as Element).closest(OWN_TAP) || editing) return;
+              selectedId.value = selected ? null : m.id;
+            }
+          : undefined
+      }
     >
       {props.compact ? (
         <span class="msg-gutter muted small" aria-hidden="true">

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { del, describe, get, put } from '../lib/api.js';
 import type { Message } from '../lib/types.js';
 import type { ChannelLog } from '../state/store.js';
+import { newestDrawn } from '../lib/emoji-support.js';
 import { Dialog } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 
@@ -13,14 +14,21 @@ import { toast } from '../ui/toast.js';
  */
 interface EmojiData {
   name: string;
-  emojis: { emoji: string; name: string; slug: string }[];
+  emojis: { emoji: string; name: string; slug: string; emoji_version: string }[];
 }
 
 let loading: Promise<EmojiData[]> | null = null;
+/** The data set, less the emoji of releases newer than this device's font draws (no "tofu"). */
 const loadEmoji = (): Promise<EmojiData[]> =>
-  (loading ??= import('unicode-emoji-json/data-by-group.json').then(
-    (m) => (m as unknown as { default: EmojiData[] }).default,
-  ));
+  (loading ??= import('unicode-emoji-json/data-by-group.json').then((m) => {
+    const groups = (m as unknown as { default: EmojiData[] }).default;
+    const newest = newestDrawn(groups.flatMap((g) => g.emojis));
+    if (newest === null) return groups;
+    return groups.map((g) => ({
+      ...g,
+      emojis: g.emojis.filter((e) => Number(e.emoji_version) <= newest),
+    }));
+  }));
 
 /** the first row: what people react with most */
 export const QUICK = ['👍', '❤️', '😂', '🎉', '😮', '😢', '👀', '✅'];
@@ -73,7 +81,7 @@ export function ReactionPicker(props: {
           type="search"
           class="input"
           aria-label="Search emoji"
-          placeholder="Search emoji (e.g. party, heart, thumbs)"
+          placeholder="Search emoji (party, heart…)"
           value={q}
           onInput={(e) => setQ(e.currentTarget.value)}
           onKeyDown={(e) => {
