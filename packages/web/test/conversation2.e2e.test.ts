@@ -543,6 +543,10 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
       const panel = p.getByRole('dialog', { name: 'Pinned messages' });
       await panel.waitFor({ timeout: TIMEOUT });
       await fits(panel);
+      // a moment written as everywhere else in the app, without seconds (lib/time.ts)
+      expect(await panel.locator('.pin-head .muted').first().textContent()).toMatch(
+        /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/,
+      );
       expect(await wide()).toBeLessThanOrEqual(360);
       await shot(p, '24b-15-phone-pins');
       expect(phone.errors).toEqual([]);

@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
 import type { ErrorBody, UploadedFile } from './types.js';
+import { when } from './time.js';
 
 /**
  * The app's one HTTP client (docs/architecture.md#habit-11: only the public /api/v1 and /app/v1).
@@ -200,7 +201,7 @@ function defaultName(type: string): string {
 export function describe(err: unknown): string {
   if (err instanceof ApiError) {
     if (err.code === 'QUOTA_EXCEEDED')
-      return `Upload quota used up — it resets ${err.resetAt ? new Date(err.resetAt).toLocaleString() : 'soon'}.`;
+      return `Upload quota used up — it resets ${err.resetAt ? when(err.resetAt) : 'soon'}.`;
     if (err.code === 'PAYLOAD_TOO_LARGE') return 'That file is too large: 5 MiB at most.';
     if (err.code === 'UNSUPPORTED_MEDIA_TYPE')
       return 'That file type is not allowed: jpg, png, gif, mp3, wav or mp4.';

@@ -8,6 +8,7 @@ import { loadMembers, members } from '../state/store.js';
 import { formerNames } from '../state/names.js';
 import { Spinner } from '../ui/kit.js';
 import '../ui/moderation.css';
+import { when } from '../lib/time.js';
 
 /** D60's actions in the words a person reads. */
 export const AUDIT_ACTIONS: Record<string, string> = {
@@ -55,7 +56,7 @@ const show = (v: unknown): string =>
     ? '—'
     : typeof v === 'string'
       ? /^\d{4}-\d{2}-\d{2}T/.test(v)
-        ? new Date(v).toLocaleString()
+        ? when(v)
         : v
       : JSON.stringify(v);
 
@@ -183,7 +184,7 @@ export function AuditLog({ guild }: { guild: Guild }) {
           {entries.map((e) => (
             <li key={e.id} class="admin-row audit-entry" data-action={e.action}>
               <time class="muted small" dateTime={e.createdAt}>
-                {new Date(e.createdAt).toLocaleString()}
+                {when(e.createdAt)}
               </time>
               <div>
                 <div>

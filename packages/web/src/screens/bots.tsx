@@ -14,6 +14,7 @@ import { guildList } from '../state/store.js';
 import { Avatar, Confirm, CopyButton, Dialog, Field, Spinner, val } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { toast } from '../ui/toast.js';
+import { whenPrecise } from '../lib/time.js';
 
 /** D50 / docs/interface.md#bots-per-account: 3. */
 const MAX_BOTS = 3;
@@ -280,7 +281,9 @@ function Deliveries({ botId, hasWebhook }: { botId: number; hasWebhook: boolean 
             <tbody>
               {shown.map((d) => (
                 <tr key={d.id} data-state={d.state}>
-                  <td>{new Date(d.createdAt).toLocaleTimeString()}</td>
+                  <td title={whenPrecise(d.createdAt)}>
+                    {new Date(d.createdAt).toLocaleTimeString()}
+                  </td>
                   <td>
                     <code>{d.type}</code>
                   </td>
@@ -313,7 +316,7 @@ function Deliveries({ botId, hasWebhook }: { botId: number; hasWebhook: boolean 
               {detail.attempts.map((a, i) => (
                 <li key={i} class="attempt">
                   <p>
-                    <strong>Attempt {i + 1}</strong> · {new Date(a.at).toLocaleString()} · status{' '}
+                    <strong>Attempt {i + 1}</strong> · {whenPrecise(a.at)} · status{' '}
                     <strong class="attempt-status">{a.status ?? '—'}</strong> · latency{' '}
                     <strong class="attempt-latency">
                       {a.latencyMs != null ? `${a.latencyMs} ms` : '—'}

@@ -11,6 +11,7 @@ import { AuditLog } from './audit-log.js';
 import { ChannelPermissions } from './channel-permissions.js';
 import { MemberActions } from './member-menu.js';
 import { Roles } from './roles.js';
+import { day, when } from '../lib/time.js';
 
 export function CreateGuild() {
   const [name, setName] = useState('');
@@ -433,7 +434,7 @@ function Invites({ guild }: { guild: Guild }) {
                 <span class="muted small">
                   {i.uses}
                   {i.maxUses ? `/${i.maxUses}` : ''} {(i.maxUses || i.uses) === 1 ? 'use' : 'uses'}{' '}
-                  · {i.expiresAt ? `until ${new Date(i.expiresAt).toLocaleString()}` : 'no expiry'}
+                  · {i.expiresAt ? `until ${when(i.expiresAt)}` : 'no expiry'}
                 </span>
                 <CopyButton text={i.url} label="Copy link" />
                 <button
@@ -478,7 +479,7 @@ function Bans({ guild }: { guild: Guild }) {
             <div class="row">
               <Avatar name={b.user.name} id={b.user.id} url={b.user.avatar} size={28} />
               <strong class="grow">{b.user.name}</strong>
-              <span class="muted small">since {new Date(b.createdAt).toLocaleDateString()}</span>
+              <span class="muted small">since {day(b.createdAt)}</span>
               <button
                 type="button"
                 class="btn small"

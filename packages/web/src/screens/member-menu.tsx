@@ -7,6 +7,7 @@ import { loadMembers, me, members } from '../state/store.js';
 import { Confirm, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 import '../ui/moderation.css';
+import { when } from '../lib/time.js';
 
 /** D58: time-outs last at most 28 days. */
 const DURATIONS: Array<[string, number]> = [
@@ -72,9 +73,7 @@ export function MemberActions(props: { guild: Guild; member: MemberSummary; onDo
   return (
     <section class="member-actions" aria-label={`Moderate ${name}`}>
       <h3>Moderate {name}</h3>
-      {timedOut && (
-        <p class="timed-out small">Timed out until {new Date(until).toLocaleString()}.</p>
-      )}
+      {timedOut && <p class="timed-out small">Timed out until {when(until)}.</p>}
       <label class="inline">
         <span>Reason (shown in the audit log)</span>
         <input

@@ -3,6 +3,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import { del, describe, put } from '../lib/api.js';
 import { safeUrl } from '../lib/markdown.js';
 import { TOUCH, useMedia } from '../lib/media.js';
+import { clock as time, day } from '../lib/time.js';
 import type { Attachment, Embed, Message } from '../lib/types.js';
 import { type ChannelLog, markRead, me } from '../state/store.js';
 import { Avatar, Confirm, Spinner } from '../ui/kit.js';
@@ -56,11 +57,6 @@ const media = (content: string): 'image' | 'audio' | 'video' | null => {
   if (ext === 'mp4') return 'video';
   return null;
 };
-
-const time = (iso: string): string =>
-  new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-const day = (iso: string): string =>
-  new Date(iso).toLocaleDateString([], { year: 'numeric', month: 'short', day: 'numeric' });
 
 function Body({ m, onMedia, names }: { m: Message; onMedia: () => void; names: MentionNames }) {
   const kind = media(m.content);

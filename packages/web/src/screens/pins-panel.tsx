@@ -6,6 +6,7 @@ import { Icon } from '../ui/icons.js';
 import { Dialog, Spinner } from '../ui/kit.js';
 import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
 import { setPinned } from './message-menu.js';
+import { when } from '../lib/time.js';
 
 /** D63: a channel's pins live beside its messages: /channels/:id/pins or /dm/channels/:id/pins. */
 export const pinsBase = (log: ChannelLog): string => log.base.replace(/\/messages$/, '/pins');
@@ -69,8 +70,7 @@ export function PinsButton(props: {
             {list.map((m) => (
               <li key={m.id} class="pin">
                 <div class="pin-head small">
-                  <strong>{m.author.name}</strong>{' '}
-                  <span class="muted">{new Date(m.timestamp).toLocaleString()}</span>
+                  <strong>{m.author.name}</strong> <span class="muted">{when(m.timestamp)}</span>
                 </div>
                 <div class="text">
                   {m.content

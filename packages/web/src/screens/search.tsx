@@ -2,6 +2,7 @@ import type { SearchResult } from '@parley/protocol';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describe, get } from '../lib/api.js';
 import { PHONE, useMedia } from '../lib/media.js';
+import { when } from '../lib/time.js';
 import { navigate } from '../lib/router.js';
 import {
   dateBounds,
@@ -171,9 +172,6 @@ function Marked({ text, terms }: { text: string; terms: readonly string[] }) {
     <>{highlight(text, terms).map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : s.text))}</>
   );
 }
-
-const when = (iso: string): string =>
-  new Date(iso).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
 
 function Results(props: {
   guild: Guild;

@@ -7,6 +7,7 @@ import { Avatar, Field, Spinner, val } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 import { NotificationsSection } from './notifications-settings.js';
 import { authConfig, oidcLink, SsoSettings, WithPasswords } from './sso.js';
+import { when } from '../lib/time.js';
 
 export function SettingsPage() {
   const u = me.value;
@@ -219,8 +220,7 @@ function Sessions() {
                   <strong title={s.userAgent}>{describeAgent(s.userAgent)}</strong>
                   {s.current && <span class="tag">this device</span>}
                   <span class="muted small block">
-                    since {new Date(s.createdAt).toLocaleString()} · last used{' '}
-                    {new Date(s.lastUsedAt).toLocaleString()}
+                    since {when(s.createdAt)} · last used {when(s.lastUsedAt)}
                   </span>
                 </span>
                 <button

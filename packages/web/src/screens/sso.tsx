@@ -5,6 +5,7 @@ import type { AuthConfig, OidcErrorCode, OidcLink, OidcLinkStart } from '@parley
 import { ApiError, del, describe, get, post } from '../lib/api.js';
 import { Spinner } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
+import { day } from '../lib/time.js';
 
 /**
  * D69: sign-in with the server's OpenID provider — the login page's "Sign in with …" button and
@@ -169,8 +170,7 @@ export function SsoSettings() {
         <>
           <p>
             Linked to <strong>{link.name}</strong>
-            {link.linkedAt && ` since ${new Date(link.linkedAt).toLocaleDateString()}`}: you can
-            sign in with it.
+            {link.linkedAt && ` since ${day(link.linkedAt)}`}: you can sign in with it.
           </p>
           <button type="button" class="btn" disabled={busy || !link.canUnlink} onClick={unlink}>
             Unlink {link.name}

@@ -4,6 +4,7 @@ import { describe, get, put } from '../lib/api.js';
 import type { NotificationLevel, NotificationSetting } from '../lib/types.js';
 import { toast } from './toast.js';
 import './notify.css';
+import { when } from '../lib/time.js';
 
 /**
  * D66: a guild's or a channel's notification level and mute, in a small menu: all messages /
@@ -157,7 +158,7 @@ export function NotifyMenu({
               <span class="muted small">
                 {cur.mutedUntil >= Date.parse(FOREVER)
                   ? ' (muted until you unmute)'
-                  : ` (muted until ${new Date(cur.mutedUntil).toLocaleTimeString()})`}
+                  : ` (muted until ${when(cur.mutedUntil)})`}
               </span>
             </button>
           ) : (

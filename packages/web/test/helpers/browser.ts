@@ -85,13 +85,17 @@ export async function person(
   return { ctx, page, errors };
 }
 
-/** A screenshot in test-results/screenshots; `height` shows more of a long page. */
+/**
+ * A screenshot in test-results/screenshots; `height` shows more of a long page. Transitions are
+ * finished first (the phone drawer slides for 0.18 s), so the picture shows where the page
+ * settles, not a frame of the slide.
+ */
 export async function shot(page: Page, name: string, height?: number): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
   const before = page.viewportSize();
   if (height && before) await page.setViewportSize({ width: before.width, height });
-  await page.screenshot({ path: file });
+  await page.screenshot({ path: file, animations: 'disabled' });
   if (height && before) await page.setViewportSize(before);
   return file;
 }
