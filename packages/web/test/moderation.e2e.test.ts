@@ -312,11 +312,30 @@ describe.skipIf(!chromiumAvailable())('moderation in a real browser (issue 23)',
         .toEqual(expect.arrayContaining(['MEMBER_KICK', 'MEMBER_TIMEOUT', 'ROLE_UPDATE']));
       const kick = page.locator('li.audit-entry[data-action="MEMBER_KICK"]');
       await expect.poll(() => kick.innerText()).toContain('Reason: kept at it after the time-out');
-      expect(await kick.innerText()).toMatch(/mona[\s\S]*Kicked a member[\s\S]*max/);
+      expect(await kick.innerText()).toMatch(/mona[\s\S]*kicked a member[\s\S]*max/);
       const timeout = page.locator('li.audit-entry[data-action="MEMBER_TIMEOUT"]');
       expect(await timeout.innerText()).toContain('Reason: spamming links');
-      expect(await timeout.innerText()).toMatch(/mona[\s\S]*Timed a member out[\s\S]*max/);
-      expect(await page.getByText('Reordered roles').count()).toBe(1);
+      expect(await timeout.innerText()).toMatch(/mona[\s\S]*timed a member out[\s\S]*max/);
+      expect(await page.getByText('reordered roles', { exact: true }).count()).toBe(1);
+      // a channel's permissions by their names and the role by its name, never bits or ids
+      const overwrites = page.locator('li.audit-entry[data-action="OVERWRITE_UPDATE"]');
+      expect(await overwrites.count()).toBe(2);
+      const [undone, made] = [
+        await overwrites.nth(0).innerText(),
+        await overwrites.nth(1).innerText(),
+      ];
+      expect(made).toMatch(
+        /for the role regulars[\s\S]*allowed: \+ Manage messages[\s\S]*denied: \+ Attach files/,
+      );
+      expect(undone).toMatch(/for the role regulars[\s\S]*allowed: − Manage messages/);
+      expect(`${made}${undone}`).not.toMatch(/\d{6,}|roleId|allow:|deny:/);
+      // the operator's changes to members name the member and the request
+      const operator = page.locator('li.audit-entry[data-action="OPERATOR_CHANGE"]');
+      expect(await operator.count()).toBeGreaterThanOrEqual(3);
+      for (const text of await operator.allInnerTexts())
+        expect(text).toMatch(
+          /The operator made a change through the operator API [a-z]+\s+request: PUT \/admin\/v1\/guilds\/:guildId\/members\/:userId/,
+        );
       await shot(page, 'moderation-07-audit-log', 1000);
 
       await page.getByLabel('Filter by action').selectOption('MEMBER_KICK');

@@ -64,6 +64,28 @@ export const PERMISSION_LABELS: Record<PermissionName, { label: string; help: st
 
 export const PERMISSION_NAMES = Object.keys(Permission) as PermissionName[];
 
+/** The permissions a bitfield holds, by the names a person reads ("See channels, Send messages"). */
+export const permissionLabels = (bits: number): string[] =>
+  PERMISSION_NAMES.filter((k) => (bits & Permission[k]) !== 0).map(
+    (k) => PERMISSION_LABELS[k].label,
+  );
+
+/**
+ * A bitfield's change as a person reads it (the audit log, D60): what was added and what was
+ * taken away — "+ See channels · − Manage messages" — or, with nothing before, what it holds.
+ */
+export function permissionChange(old: unknown, now: unknown): string {
+  if (typeof now !== 'number') return '—';
+  if (typeof old !== 'number') return permissionLabels(now).join(', ') || 'none';
+  const added = permissionLabels(now & ~old);
+  const removed = permissionLabels(old & ~now);
+  const parts = [
+    ...(added.length ? [`+ ${added.join(', ')}`] : []),
+    ...(removed.length ? [`− ${removed.join(', ')}`] : []),
+  ];
+  return parts.join(' · ') || 'unchanged';
+}
+
 /** The viewer holds `bit` in the guild (the owner and ADMINISTRATOR hold every bit, D57). */
 export const holds = (g: Guild, bit: number): boolean =>
   (g.myPermissions & (bit | Permission.ADMINISTRATOR)) !== 0;

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api.js';
 import { Permission } from '@parley/protocol';
-import { explain, hex, holds } from '../lib/permissions.js';
+import { explain, hex, holds, permissionChange } from '../lib/permissions.js';
 import type { Ban, Guild } from '../lib/types.js';
 import type { AuditEntry } from '@parley/protocol';
 import { loadMembers, members } from '../state/store.js';
@@ -32,7 +32,7 @@ export const AUDIT_ACTIONS: Record<string, string> = {
   INVITE_DELETE: 'Deleted an invite',
   BOT_ADD: 'Added a bot',
   COMMANDS_UPDATE: "Changed a bot's commands",
-  OPERATOR_CHANGE: 'Changed (server operator)',
+  OPERATOR_CHANGE: 'Made a change through the operator API',
 };
 
 /** D58: a reorder is one ROLE_UPDATE on the guild whose changes are `position:<roleId>`. */
@@ -50,6 +50,19 @@ const MEMBER_TARGETS = new Set([
   'MESSAGE_DELETE',
   'BOT_ADD',
 ]);
+
+/** D57's bitfields in an entry's changes: a role's permissions, an overwrite's allow and deny. */
+const PERMISSION_KEYS = new Map([
+  ['permissions', 'permissions'],
+  ['allow', 'allowed'],
+  ['deny', 'denied'],
+]);
+
+/** "timeoutUntil" → "timeout until". */
+const words = (key: string): string => key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+
+/** An action's label after its actor's name: "mona kicked a member". */
+const inSentence = (label: string): string => label.charAt(0).toLowerCase() + label.slice(1);
 
 const show = (v: unknown): string =>
   v === undefined || v === null
@@ -113,20 +126,35 @@ export function AuditLog({ guild }: { guild: Guild }) {
     id === guild.id
       ? '@everyone'
       : (guild.roles.find((r) => r.id === id)?.name ?? 'a deleted role');
-  /** A change's key and values as a person reads them (role ids by name). */
-  const change = (c: AuditEntry['changes'][number]): [string, string, string] => {
+  /**
+   * A change as a person reads it: "key: old → new", or "key: what" where only the change itself
+   * says something (role ids by name, permission bits by their names, added and taken away).
+   */
+  const change = (c: AuditEntry['changes'][number]): string => {
     if (c.key.startsWith('position:'))
-      return [roleName(Number(c.key.slice(9))), show(c.old), show(c.new)];
+      return `${roleName(Number(c.key.slice(9)))}: ${show(c.old)} → ${show(c.new)}`;
     if (c.key === 'roles') {
       const names = (v: unknown) =>
         Array.isArray(v) ? v.map((id) => roleName(Number(id))).join(', ') || 'none' : show(v);
-      return ['roles', names(c.old), names(c.new)];
+      return c.old == null ? `roles: ${names(c.new)}` : `roles: ${names(c.old)} → ${names(c.new)}`;
     }
-    return [c.key, show(c.old), show(c.new)];
+    // D60: the operator's request, as the operator API names it
+    if (c.key === 'change') return `request: ${show(c.new)}`;
+    // D57: the role a channel's overwrite is for
+    if (c.key === 'roleId' && typeof c.new === 'number') return `for the role ${roleName(c.new)}`;
+    if (PERMISSION_KEYS.has(c.key) && typeof c.new === 'number')
+      return `${PERMISSION_KEYS.get(c.key)}: ${permissionChange(c.old, c.new)}`;
+    const key = words(c.key);
+    // nothing before (a creation, an operator's field): what it is now says it all
+    if (c.old == null) return `${key}: ${show(c.new)}`;
+    return `${key}: ${show(c.old)} → ${show(c.new)}`;
   };
   const target = (e: AuditEntry): string => {
     if (e.targetId === null || isReorder(e)) return '';
     if (MEMBER_TARGETS.has(e.action)) return userName(e.targetId);
+    // an operator's change to a member (D60: the request names the route it went through)
+    if (e.action === 'OPERATOR_CHANGE' && e.changes.some((c) => String(c.new).includes(':userId')))
+      return userName(e.targetId);
     const role = guild.roles.find((r) => r.id === e.targetId);
     if (role) return role.id === guild.id ? '@everyone' : role.name;
     const ch = guild.channels.find((c) => c.id === e.targetId);
@@ -191,7 +219,9 @@ export function AuditLog({ guild }: { guild: Guild }) {
                   <strong>{userName(e.actorId)}</strong>
                   {e.actorType === 'bot' && <span class="tag">BOT</span>}{' '}
                   <span class="audit-what">
-                    {isReorder(e) ? 'Reordered roles' : (AUDIT_ACTIONS[e.action] ?? e.action)}
+                    {isReorder(e)
+                      ? 'reordered roles'
+                      : inSentence(AUDIT_ACTIONS[e.action] ?? e.action)}
                   </span>{' '}
                   {target(e) && <span class="audit-target">{target(e)}</span>}
                 </div>
@@ -205,9 +235,7 @@ export function AuditLog({ guild }: { guild: Guild }) {
                             colour: <span style={{ color: hex(c.new) }}>{hex(c.new)}</span>
                           </>
                         ) : (
-                          <>
-                            {change(c)[0]}: {change(c)[1]} → {change(c)[2]}
-                          </>
+                          change(c)
                         )}
                       </li>
                     ))}
