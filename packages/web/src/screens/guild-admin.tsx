@@ -9,7 +9,7 @@ import { Avatar, Confirm, CopyButton, Dialog, Field, Spinner, val } from '../ui/
 import { toast } from '../ui/toast.js';
 import { AuditLog } from './audit-log.js';
 import { ChannelPermissions } from './channel-permissions.js';
-import { MemberActions } from './member-menu.js';
+import { MemberActions, moderationRights } from './member-menu.js';
 import { Roles } from './roles.js';
 import { day, when } from '../lib/time.js';
 
@@ -313,6 +313,8 @@ function MemberAdmin({ guild, m }: { guild: Guild; m: MemberSummary }) {
   };
   const owner = userId === guild.ownerId;
   const color = nameColor(guild, m.roles);
+  const rights = moderationRights(guild, m);
+  const timedOut = m.timeoutUntil !== undefined && Date.parse(m.timeoutUntil) > Date.now();
   return (
     <li class="admin-row member-admin" data-user={userId}>
       <div class="row">
@@ -338,7 +340,14 @@ function MemberAdmin({ guild, m }: { guild: Guild; m: MemberSummary }) {
           ))}
         </fieldset>
       )}
-      <MemberActions guild={guild} member={m} />
+      {/* a long member list stays a list: each one's moderation opens when wanted (a member
+          timed out shows it open, with the time-out's end) */}
+      {(rights.timeout || rights.kick || rights.ban) && (
+        <details class="member-moderate" open={timedOut}>
+          <summary>Moderate {name}</summary>
+          <MemberActions guild={guild} member={m} />
+        </details>
+      )}
     </li>
   );
 }
