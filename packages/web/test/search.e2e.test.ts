@@ -101,6 +101,35 @@ describe.skipIf(!chromiumAvailable())('search in a real browser (D67, issue 26)'
   }
   const panel = (page: Page) => page.getByRole('region', { name: 'Search results' });
 
+  it('the empty box, focused, lists the filters; a click types one into it', async () => {
+    const { page } = alice;
+    await page.goto(`/g/${guildId}/${general}`);
+    const box = page.getByRole('searchbox', { name: 'Search messages' });
+    const hints = page.locator('#search-hints');
+    expect(await hints.count()).toBe(0);
+    await box.click();
+    await hints.waitFor({ timeout: TIMEOUT });
+    expect(await box.getAttribute('aria-describedby')).toBe('search-hints');
+    const offered = await hints.locator('code').allTextContents();
+    expect(offered).toEqual([
+      'from:name',
+      'in:#channel',
+      'has:image',
+      'before:2026-01-31',
+      'after:2026-01-01',
+      'pinned:true',
+    ]);
+    await shot(page, '26-search-00-filters-offered');
+    await hints.getByRole('button', { name: /from:name/ }).click();
+    expect(await box.inputValue()).toBe('from:');
+    // the box kept the focus, and with text in it the list is gone
+    expect(await box.evaluate((e) => e === e.ownerDocument.activeElement)).toBe(true);
+    await hints.waitFor({ state: 'detached', timeout: TIMEOUT });
+    await box.fill('');
+    await box.blur();
+    expect(await hints.count()).toBe(0);
+  });
+
   it(
     'finds words in every readable channel, grouped by channel, words marked, no HTML from text',
     { timeout: 120_000 },

@@ -6,6 +6,7 @@ import { when } from '../lib/time.js';
 import { navigate } from '../lib/router.js';
 import {
   dateBounds,
+  HAS_VALUES,
   highlight,
   highlightTerms,
   parseSearch,
@@ -62,8 +63,23 @@ export function searchParams(
   return { params: p, problems };
 }
 
+/** The filters, offered under the empty box while it has the focus (a click types one). */
+const FILTERS: Array<{ key: string; example: string; what: string }> = [
+  { key: 'from:', example: 'from:name', what: "a member's messages" },
+  { key: 'in:#', example: 'in:#channel', what: 'in one channel' },
+  {
+    key: 'has:',
+    example: 'has:image',
+    what: `with a ${HAS_VALUES.join(', ')}`,
+  },
+  { key: 'before:', example: 'before:2026-01-31', what: 'sent before a day' },
+  { key: 'after:', example: 'after:2026-01-01', what: 'sent after a day' },
+  { key: 'pinned:true', example: 'pinned:true', what: 'pinned messages' },
+];
+
 export function SearchBox({ guild }: { guild: Guild }) {
   const [text, setText] = useState('');
+  const [focused, setFocused] = useState(false);
   const phone = useMedia(PHONE);
   const [view, setView] = useState<View>({ kind: 'closed' });
   const [busy, setBusy] = useState(false);
@@ -96,6 +112,7 @@ export function SearchBox({ guild }: { guild: Guild }) {
     }
   };
 
+  const hints = focused && text === '' && view.kind === 'closed';
   return (
     <div class="search" role="search">
       <form
@@ -109,16 +126,42 @@ export function SearchBox({ guild }: { guild: Guild }) {
           type="search"
           class="search-input"
           aria-label="Search messages"
-          // a phone's header has room for one word, not the list of filters ("Searc…")
-          placeholder={phone ? 'Search' : 'Search (from: in: has: before: after: pinned:)'}
-          title="Filters: from: in: has: before: after: pinned:"
+          // the filters are listed under the box when it is focused (FILTERS)
+          placeholder={phone ? 'Search' : 'Search messages'}
+          aria-describedby={hints ? 'search-hints' : undefined}
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
+          onFocus={() => setFocused(true)}
+          onBlur={() => setFocused(false)}
           onKeyDown={(e) => {
             if (e.key === 'Escape') setView({ kind: 'closed' });
           }}
         />
       </form>
+      {hints && (
+        <div class="search-hints" id="search-hints">
+          <p class="muted small">Words, "a phrase", -leave-out, and filters:</p>
+          <ul>
+            {FILTERS.map((f) => (
+              <li key={f.key}>
+                <button
+                  type="button"
+                  class="search-hint"
+                  // the box keeps the focus: the filter is typed into it
+                  onMouseDown={(e) => e.preventDefault()}
+                  onClick={() => {
+                    setText(f.key);
+                    input.current?.focus();
+                  }}
+                >
+                  <code>{f.example}</code>
+                  <span class="muted small">{f.what}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {view.kind !== 'closed' && (
         <section class="search-panel" aria-label="Search results">
           <header class="search-panel-head">
