@@ -244,6 +244,8 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
     const ra = row(a, 'looks good');
     await ra.waitFor({ timeout: TIMEOUT });
     expect(await ra.locator('.reply-to').textContent()).toContain('please check now');
+    // the replied-to line shows the words, not the markup (**, the code fence)
+    expect(await ra.locator('.reply-to').textContent()).not.toMatch(/\*\*|```/);
     expect(await ra.getAttribute('class')).toContain('mentions-me');
 
     // alice reacts with the picker's search

@@ -112,3 +112,31 @@ export type { Token };
 export function parseMarkdown(src: string): Token[] {
   return md.parse(src, {});
 }
+
+/**
+ * The words a reader sees, without the markup, on one line: the preview of a replied-to message
+ * (`**today**` reads "today", a code block its code). Mentions stay as written (`<@id>`) for the
+ * caller to name; a spoiler stays hidden.
+ */
+export function plainText(src: string): string {
+  const out: string[] = [];
+  let spoiler = 0;
+  const inline = (children: Token[]) => {
+    for (const t of children) {
+      if (t.type === 'spoiler_open') {
+        if (spoiler++ === 0) out.push('(spoiler)');
+      } else if (t.type === 'spoiler_close') spoiler--;
+      else if (spoiler > 0) continue;
+      else if (t.type === 'text' || t.type === 'code_inline' || t.type === 'mention')
+        out.push(t.content);
+      else if (t.type === 'softbreak' || t.type === 'hardbreak') out.push(' ');
+    }
+  };
+  for (const t of parseMarkdown(src)) {
+    if (t.type === 'inline') inline(t.children ?? []);
+    else if (t.type === 'fence') out.push(t.content);
+    // a new block (paragraph, heading, list item, quote) is a new word
+    if (t.nesting === -1 || t.type === 'fence') out.push(' ');
+  }
+  return out.join('').replace(/\s+/g, ' ').trim();
+}

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { plainText } from '../lib/markdown.js';
 import type { Guild, MemberSummary, Message } from '../lib/types.js';
 import type { MentionNames } from '../ui/markdown.js';
 
@@ -196,7 +197,14 @@ export function previewText(
   names: Pick<MentionNames, 'user' | 'role' | 'channel'>,
   max = 120,
 ): string {
-  const raw = m.content || (m.attachments ? 'Attachment' : m.embeds ? 'Embed' : '');
+  // the words as the message shows them, without its markup (`**today**` reads "today")
+  const raw = m.content
+    ? plainText(m.content) || m.content
+    : m.attachments
+      ? 'Attachment'
+      : m.embeds
+        ? 'Embed'
+        : '';
   const text = raw
     .replace(/<@!?(\d{1,20})>/g, (_, id: string) => `@${names.user(Number(id)) ?? 'unknown-user'}`)
     .replace(

@@ -79,6 +79,25 @@ describe('a replied-to message in one line', () => {
       'hey @bob see #general and @helpers @unknown-user',
     );
   });
+  it('shows the words without their markup: emphasis, code, quotes, lists; spoilers hidden', () => {
+    expect(
+      previewText(
+        { content: 'Release **today**:\n```js\nconsole.log("ship it");\n```\nping <@12> please' },
+        names,
+      ),
+    ).toBe('Release today: console.log("ship it"); ping @bob please');
+    expect(previewText({ content: '> quoted\n- one\n- two\n# Title' }, names)).toBe(
+      'quoted one two Title',
+    );
+    expect(previewText({ content: 'the answer is ||42|| ok' }, names)).toBe(
+      'the answer is (spoiler) ok',
+    );
+    expect(previewText({ content: 'see [the guide](https://example.com) and `x`' }, names)).toBe(
+      'see the guide and x',
+    );
+    // what is not markup in the dialect stays as written
+    expect(previewText({ content: '<b>hi</b> 2 * 3 = 6' }, names)).toBe('<b>hi</b> 2 * 3 = 6');
+  });
   it('cuts long text, and says what a message without text holds', () => {
     expect(previewText({ content: 'x'.repeat(200) }, names, 10)).toBe(`${'x'.repeat(10)}…`);
     expect(
