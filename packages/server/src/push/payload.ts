@@ -22,6 +22,9 @@ export async function buildPayload(d: Domain, m: Message): Promise<PushPayload> 
     for (const r of rows) names.set(Number(r.id), r.name);
   }
   let text = m.content
+    // D62: a ||spoiler|| is hidden until the reader clicks it in the app; a notification on a
+    // lock screen must not show it (the dialect's rule: from `||` to the next `||`, not empty)
+    .replace(/\|\|[\s\S]+?\|\|/g, '(spoiler)')
     .replace(/<@!?([0-9]+)>/g, (_, id: string) => `@${names.get(Number(id)) ?? 'someone'}`)
     .replace(/<@&[0-9]+>/g, '@role')
     .replace(/<#[0-9]+>/g, '#channel')

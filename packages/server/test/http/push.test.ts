@@ -182,6 +182,20 @@ dbDescribe('Web Push (D66)', () => {
     });
   });
 
+  it("a spoiler is not shown on the lock screen: the push says '(spoiler)' (D62)", async () => {
+    const dm = await expectStatus(await h.as(w.owner.token).post(`/users/${third.id}/dm`), 200);
+    const ch = dm.body.channelId as number;
+    const before = push.to(sub['third']!.path).length;
+    await expectStatus(
+      await h.as(w.owner.token).post(`/dm/channels/${ch}/messages`, {
+        content: 'the ending: ||he was a ghost\nall along|| — and `a||b` stays',
+      }),
+      200,
+    );
+    const got = (await push.waitFor(sub['third']!.path, before + 1))[before]!;
+    expect(got.payload.body).toBe('the ending: (spoiler) — and `a||b` stays');
+  });
+
   it('a message that notifies nobody pushes nothing', async () => {
     const counts = () => push.received.length;
     const before = counts();
