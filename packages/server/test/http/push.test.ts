@@ -196,6 +196,21 @@ dbDescribe('Web Push (D66)', () => {
     expect(got.payload.body).toBe('the ending: (spoiler) — and `a||b` stays');
   });
 
+  it("a role's mention reads its name; a role of another guild does not (D66)", async () => {
+    const role = await expectStatus(
+      await h.admin.post(`/guilds/${w.guildId}/roles`, { name: 'reviewers', permissions: 0 }),
+      201,
+    );
+    await expectStatus(
+      await h.admin.put(`/guilds/${w.guildId}/members/${third.id}`, { roles: [role.body.id] }),
+      200,
+    );
+    const before = push.to(sub['third']!.path).length;
+    await say(w.owner.token, `<@&${role.body.id}> please look, not <@&${w.guildId + 999}>`);
+    const got = (await push.waitFor(sub['third']!.path, before + 1))[before]!;
+    expect(got.payload.body).toBe('@reviewers please look, not @role');
+  });
+
   it('a message that notifies nobody pushes nothing', async () => {
     const counts = () => push.received.length;
     const before = counts();
