@@ -504,6 +504,11 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
       await login(desk.page, 'alice');
       const { page } = desk;
       await message(page, 'sent by keyboard').waitFor({ timeout: TIMEOUT });
+      // today's messages start under a "Today" divider and are stamped "Today at …"
+      await page.getByRole('separator', { name: 'Today' }).first().waitFor({ timeout: TIMEOUT });
+      expect(await page.locator('.msg-head time').first().textContent()).toMatch(
+        /^Today at \d{1,2}:\d{2}\s[AP]M$/,
+      );
       const members = page.getByRole('complementary', { name: 'Members' });
       const menu = page.getByRole('button', { name: 'Open navigation' });
       await members.waitFor({ timeout: TIMEOUT });

@@ -115,7 +115,8 @@ describe.skipIf(!chromiumAvailable())('the conversation in a real browser (issue
         );
       const { page } = alice;
       await page.goto(`/g/${guildId}/${history}`);
-      const list = page.locator('.msg-list > li');
+      // messages (a day's divider between them is not one)
+      const list = page.locator('.msg-list > li.msg');
       const text = (n: number) =>
         page.locator('.msg .text', { hasText: new RegExp(`^history ${n}$`) });
       await text(400).waitFor({ timeout: TIMEOUT });

@@ -1,9 +1,10 @@
 import { signal } from '@preact/signals';
+import { Fragment } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { del, describe, put } from '../lib/api.js';
 import { safeUrl } from '../lib/markdown.js';
 import { TOUCH, useMedia } from '../lib/media.js';
-import { clock as time, day } from '../lib/time.js';
+import { clock as time, dayKey, dayName, stamp } from '../lib/time.js';
 import type { Attachment, Embed, Message } from '../lib/types.js';
 import { type ChannelLog, markRead, me } from '../state/store.js';
 import { Avatar, Confirm, Spinner } from '../ui/kit.js';
@@ -361,7 +362,7 @@ function Item(props: {
               dateTime={m.timestamp}
               title={new Date(m.timestamp).toLocaleString()}
             >
-              {day(m.timestamp)} {time(m.timestamp)}
+              {stamp(m.timestamp)}
             </time>
           </div>
         )}
@@ -620,11 +621,14 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
         <ol class="msg-list" role="log" aria-live="polite" aria-relevant="additions">
           {shown.map((m, i) => {
             const prev = shown[i - 1];
+            // a new day starts with its name across the list ("Today", "Yesterday", the date)
+            const newDay = prev === undefined || dayKey(prev.timestamp) !== dayKey(m.timestamp);
             const compact =
+              !newDay &&
               prev !== undefined &&
               prev.author.id === m.author.id &&
               Date.parse(m.timestamp) - Date.parse(prev.timestamp) < 5 * 60_000;
-            return (
+            const item = (
               <Item
                 key={m.id}
                 m={m}
@@ -633,6 +637,16 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
                 info={props.info}
                 onMedia={stick}
               />
+            );
+            return newDay ? (
+              <Fragment key={m.id}>
+                <li class="day-divider" role="separator" aria-label={dayName(m.timestamp)}>
+                  <span>{dayName(m.timestamp)}</span>
+                </li>
+                {item}
+              </Fragment>
+            ) : (
+              item
             );
           })}
         </ol>
