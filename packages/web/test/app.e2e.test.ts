@@ -553,6 +553,31 @@ describe.skipIf(!haveChromium)('web app in a real browser (D55, issue #12)', () 
     }
   });
 
+  it('a tab left open past midnight renames the day: Today becomes Yesterday', async () => {
+    const night = await person(browser, origin);
+    try {
+      const { page } = night;
+      // the page's clock is the real one until fast-forwarded (Playwright's clock)
+      await page.clock.install();
+      await login(page, 'alice');
+      await message(page, 'sent by keyboard').waitFor({ timeout: TIMEOUT });
+      await page.getByRole('separator', { name: 'Today' }).first().waitFor({ timeout: TIMEOUT });
+      const toMidnight = await page.evaluate<number>(
+        '(() => { const n = new Date(); n.setHours(24, 0, 1, 0); return n.getTime() - Date.now(); })()',
+      );
+      await page.clock.fastForward(toMidnight + 1000);
+      await page
+        .getByRole('separator', { name: 'Yesterday' })
+        .first()
+        .waitFor({ timeout: TIMEOUT });
+      expect(await page.getByRole('separator', { name: 'Today' }).count()).toBe(0);
+      expect(await page.locator('.msg-head time').first().textContent()).toMatch(/^Yesterday at /);
+      expect(night.errors).toEqual([]);
+    } finally {
+      await night.ctx.close();
+    }
+  });
+
   it('no script error or CSP violation in any page', () => {
     expect(alice.errors).toEqual([]);
     expect(bob.errors).toEqual([]);

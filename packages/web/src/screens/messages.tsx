@@ -445,9 +445,28 @@ function Item(props: {
  * newest WINDOW. Whatever the reader looks at stays where it is on the screen when the window
  * moves (an anchor element is measured before and after).
  */
+/** Renders again just after local midnight: a tab left open overnight renames "Today". */
+function useNewDay(): void {
+  const [, setDay] = useState(() => dayKey(Date.now()));
+  useEffect(() => {
+    let t: ReturnType<typeof setTimeout>;
+    const arm = () => {
+      const next = new Date();
+      next.setHours(24, 0, 1, 0);
+      t = setTimeout(() => {
+        setDay(dayKey(Date.now()));
+        arm();
+      }, next.getTime() - Date.now());
+    };
+    arm();
+    return () => clearTimeout(t);
+  }, []);
+}
+
 export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: string }) {
   const { log } = props;
   const items = log.items.value;
+  useNewDay();
   // The window: the newest id shown (null: follow the newest) and how many are shown.
   const [win, setWin] = useState<{ end: number | null; size: number }>({
     end: null,
