@@ -148,6 +148,13 @@ describe.skipIf(!chromiumAvailable())(
       // Opening #random reads it: its badge and the guild's go, the DM's stays.
       await page.locator('a.nav-item', { hasText: 'random' }).click();
       await page.getByRole('textbox', { name: 'Message #random' }).waitFor({ timeout: TIMEOUT });
+      // the "New" line above the first message alice had not read (#random was never opened)
+      const line = page.getByRole('separator', { name: 'New messages' });
+      await line.waitFor({ timeout: TIMEOUT });
+      expect(
+        await line.evaluate((e) => e.nextElementSibling?.querySelector('.text')?.textContent),
+      ).toMatch(/are you there\?/);
+      await shot(page, 'unread-02b-new-line');
       await expect.poll(() => badgeText(guildBadge(page)), { timeout: TIMEOUT }).toBe('');
       await expect.poll(() => page.title()).toBe('(2) #random · Parley');
       // The server has it too: a reload (a fresh READY) shows the same.
@@ -162,6 +169,9 @@ describe.skipIf(!chromiumAvailable())(
         .toBe(0);
       await page.reload();
       await page.getByRole('textbox', { name: 'Message #random' }).waitFor({ timeout: TIMEOUT });
+      // read now: no "New" line after the reload
+      await page.getByText('again', { exact: false }).first().waitFor({ timeout: TIMEOUT });
+      expect(await page.getByRole('separator', { name: 'New messages' }).count()).toBe(0);
       await expect.poll(() => badgeText(dmBadge(page)), { timeout: TIMEOUT }).toBe('2');
       await expect.poll(() => page.title()).toBe('(2) #random · Parley');
       expect(await badgeText(guildBadge(page))).toBe('');

@@ -6,7 +6,7 @@ import { safeUrl } from '../lib/markdown.js';
 import { TOUCH, useMedia } from '../lib/media.js';
 import { clock as time, dayKey, dayName, stamp } from '../lib/time.js';
 import type { Attachment, Embed, Message } from '../lib/types.js';
-import { type ChannelLog, markRead, me } from '../state/store.js';
+import { type ChannelLog, markRead, me, readStates } from '../state/store.js';
 import { Avatar, Confirm, Spinner } from '../ui/kit.js';
 import { Icon } from '../ui/icons.js';
 import { renderMarkdown, type MentionNames } from '../ui/markdown.js';
@@ -467,6 +467,13 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
   const { log } = props;
   const items = log.items.value;
   useNewDay();
+  // D66 "New": where the unread part began when the channel was opened (the read mark moves on
+  // as soon as the reader is at the bottom; the line stays until they leave the channel).
+  const [readAtOpen] = useState(() => readStates.value.get(log.channelId) ?? 0);
+  const unreadFrom = useRef<number | null | undefined>(undefined);
+  if (unreadFrom.current === undefined && items.length > 0)
+    unreadFrom.current =
+      items.find((m) => m.id > readAtOpen && m.author.id !== me.value?.id)?.id ?? null;
   // The window: the newest id shown (null: follow the newest) and how many are shown.
   const [win, setWin] = useState<{ end: number | null; size: number }>({
     end: null,
@@ -644,6 +651,7 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
             const newDay = prev === undefined || dayKey(prev.timestamp) !== dayKey(m.timestamp);
             const compact =
               !newDay &&
+              m.id !== unreadFrom.current &&
               prev !== undefined &&
               prev.author.id === m.author.id &&
               Date.parse(m.timestamp) - Date.parse(prev.timestamp) < 5 * 60_000;
@@ -657,11 +665,19 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
                 onMedia={stick}
               />
             );
-            return newDay ? (
+            const isNew = m.id === unreadFrom.current;
+            return newDay || isNew ? (
               <Fragment key={m.id}>
-                <li class="day-divider" role="separator" aria-label={dayName(m.timestamp)}>
-                  <span>{dayName(m.timestamp)}</span>
-                </li>
+                {newDay && (
+                  <li class="day-divider" role="separator" aria-label={dayName(m.timestamp)}>
+                    <span>{dayName(m.timestamp)}</span>
+                  </li>
+                )}
+                {isNew && (
+                  <li class="new-divider" role="separator" aria-label="New messages">
+                    <span>New</span>
+                  </li>
+                )}
                 {item}
               </Fragment>
             ) : (
