@@ -155,6 +155,10 @@ describe.skipIf(!chromiumAvailable())(
         await line.evaluate((e) => e.nextElementSibling?.querySelector('.text')?.textContent),
       ).toMatch(/are you there\?/);
       await shot(page, 'unread-02b-new-line');
+      // answering says alice has caught up: the line goes
+      await page.getByRole('textbox', { name: 'Message #random' }).fill('here now');
+      await page.keyboard.press('Enter');
+      await line.waitFor({ state: 'detached', timeout: TIMEOUT });
       await expect.poll(() => badgeText(guildBadge(page)), { timeout: TIMEOUT }).toBe('');
       await expect.poll(() => page.title()).toBe('(2) #random · Parley');
       // The server has it too: a reload (a fresh READY) shows the same.

@@ -474,6 +474,12 @@ export function MessageList(props: { log: ChannelLog; info: ViewerInfo; label: s
   if (unreadFrom.current === undefined && items.length > 0)
     unreadFrom.current =
       items.find((m) => m.id > readAtOpen && m.author.id !== me.value?.id)?.id ?? null;
+  // my own message after it says I have caught up: the line goes (as in Discord)
+  for (let i = items.length - 1; unreadFrom.current && i >= 0; i--) {
+    const m = items[i]!;
+    if (m.id <= unreadFrom.current) break;
+    if (m.author.id === me.value?.id) unreadFrom.current = null;
+  }
   // The window: the newest id shown (null: follow the newest) and how many are shown.
   const [win, setWin] = useState<{ end: number | null; size: number }>({
     end: null,
