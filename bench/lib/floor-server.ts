@@ -40,7 +40,12 @@ export async function startFloor(mode: FloorMode): Promise<FloorServer> {
     proc = await spawnNode({
       label: `floor server (${mode})`,
       script: compiledBaseline('bench/servers/floor.ts'),
-      nodeArgs: serverStartCommand().nodeArgs,
+      // BENCH_FLOOR_NODE_ARGS: flags after the start script's, as BENCH_SERVER_NODE_ARGS for the
+      // Parley servers (an --import that counts promises, an --inspect for heap sampling)
+      nodeArgs: [
+        ...serverStartCommand().nodeArgs,
+        ...(process.env['BENCH_FLOOR_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean),
+      ],
       args: [String(port), mode, target],
       env: baseEnv(),
       readyText: 'floor server ready',
