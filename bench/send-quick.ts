@@ -11,11 +11,17 @@
  *   sockets do, or parse each one with BENCH_PARSE_FRAMES=1; `floor-search` and
  *   `floor-search-sockets`: the floor with D67's search index in its transaction)
  *
+ * BENCH_COUNT_PROMISES=1 counts the promises each server creates (bench/lib/count-promises.mjs)
+ * and reports them per request of each round (session 20: a send made about 82, the floor's 4).
+ *
  * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. The cases `sqlite-base`,
  * `sqlite-rich-base` and `pg-base` run a base for a before/after in the same interleaved rounds:
  * BENCH_BASE_SCRIPT=<an earlier build's packages/server/dist/parley.js> (issue 26: the search
  * index's cost) and/or BENCH_BASE_NODE_ARGS="<node flags added after the start script's>".
  */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import WebSocket from 'ws';
 import { startFloor, type FloorMode, type FloorServer } from './lib/floor-server.js';
 import { connectGateway, type GatewayConnection } from './lib/gateway-client.js';
@@ -31,6 +37,27 @@ const rounds = Number(process.argv[4] ?? 2);
 const cases = (process.argv[5] ?? 'sqlite,pg,floor,floor-pg,floor-pg-batch').split(',');
 const BODY = JSON.stringify({ content: 'A benchmark message of ordinary length.' });
 const profileDir = process.env['BENCH_PROFILE_DIR'];
+const countPromises = process.env['BENCH_COUNT_PROMISES'] === '1';
+const promiseDir = countPromises ? mkdtempSync(path.join(tmpdir(), 'parley-promises-')) : '';
+if (countPromises) {
+  // the servers' flags (parley-server.ts, floor-server.ts) after the start script's
+  const preload = `--import=${path.join(import.meta.dirname, 'lib', 'count-promises.mjs')}`;
+  for (const k of ['BENCH_SERVER_NODE_ARGS', 'BENCH_FLOOR_NODE_ARGS'])
+    process.env[k] = `${process.env[k] ?? ''} ${preload}`.trim();
+  process.env['BENCH_PROMISE_DIR'] = promiseDir;
+}
+
+/** The promises a server created so far (BENCH_COUNT_PROMISES), asked by SIGUSR2. */
+async function promisesOf(pid: number): Promise<number> {
+  const file = path.join(promiseDir, String(pid));
+  rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    if (existsSync(file)) return Number(readFileSync(file, 'utf8'));
+  }
+  throw new Error(`server ${pid} did not report its promises`);
+}
 
 interface Target {
   name: string;
@@ -185,6 +212,15 @@ const makers: Record<string, () => Promise<Target>> = {
   'floor-pg-batch': () => floor('floor (PostgreSQL, batched)', 'pg-batch'),
 };
 
+/** Waits (at most 10 s) until these processes use under 5 % of a core over 200 ms. */
+async function settled(pids: readonly number[]): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const before = pids.map((p) => cpuMs(p));
+    await new Promise((r) => setTimeout(r, 200));
+    if (pids.every((p, n) => cpuMs(p) - (before[n] ?? 0) < 10)) return;
+  }
+}
+
 const targets: Target[] = [];
 // One at a time: on a busy machine several starting at once can miss their start deadline.
 for (const c of cases) targets.push(await (makers[c] as () => Promise<Target>)());
@@ -209,17 +245,26 @@ try {
           durationS,
           connectionHeaders: (i) => ({ authorization: `Bearer ${t.token(i)}` }),
         });
+      // Every case's server runs through all the rounds: one still busy after its own round (an
+      // older build checkpointing its WAL on the event loop once the load stops) would take the
+      // next case's CPU. Wait until the others are quiet (session 20: the plain floor after
+      // 66ce98f's connected case ran at half the rate of the floor with the index).
+      await settled(targets.filter((o) => o !== t).map((o) => o.pid));
       const closeReaders = await t.readers?.();
       let res: Awaited<ReturnType<typeof load>>;
       let cpu: number;
       let own: number;
+      let promisesPerRequest: number | undefined;
       const frames0 = frames;
       try {
         await load(1);
+        const promises0 = countPromises ? await promisesOf(t.pid) : 0;
         const cpu0 = cpuMs(t.pid);
         const own0 = process.cpuUsage();
         res = await load(seconds);
         cpu = (cpuMs(t.pid) - cpu0) / Math.max(1, res.ok);
+        if (countPromises)
+          promisesPerRequest = ((await promisesOf(t.pid)) - promises0) / Math.max(1, res.ok);
         const used = process.cpuUsage(own0);
         // this process's CPU per request: the load generator and, connected, the readers
         own = (used.user + used.system) / 1000 / Math.max(1, res.ok);
@@ -228,12 +273,15 @@ try {
       }
       (rows[t.name] ??= []).push({ rps: Math.round(res.reqPerSec), cpu: Number(cpu.toFixed(3)) });
       const read = t.readers ? `, ${frames - frames0} frames read` : '';
+      const made =
+        promisesPerRequest === undefined ? '' : `, ${promisesPerRequest.toFixed(1)} promises/req`;
       console.log(
-        `round ${r + 1} ${t.name} @${connections}: ${Math.round(res.reqPerSec)} req/s, ${cpu.toFixed(3)} ms CPU/req, bench ${own.toFixed(3)} ms/req${read}, errors ${res.non2xx + res.errors}`,
+        `round ${r + 1} ${t.name} @${connections}: ${Math.round(res.reqPerSec)} req/s, ${cpu.toFixed(3)} ms CPU/req, bench ${own.toFixed(3)} ms/req${read}${made}, errors ${res.non2xx + res.errors}`,
       );
     }
   }
   console.log(JSON.stringify(rows));
 } finally {
   await Promise.all(targets.map((t) => t.dispose()));
+  if (promiseDir) rmSync(promiseDir, { recursive: true, force: true });
 }
