@@ -29,7 +29,7 @@ import { HttpClient } from './lib/http-client.js';
 import { runLoad } from './lib/load.js';
 import { buildWorld, Operator } from './lib/operator.js';
 import { startParley, type ParleyServer } from './lib/parley-server.js';
-import { cpuMs } from './lib/rss.js';
+import { cpuMs, settled } from './lib/rss.js';
 
 const connections = Number(process.argv[2] ?? 50);
 const seconds = Number(process.argv[3] ?? 3);
@@ -212,15 +212,6 @@ const makers: Record<string, () => Promise<Target>> = {
   'floor-pg-batch': () => floor('floor (PostgreSQL, batched)', 'pg-batch'),
 };
 
-/** Waits (at most 10 s) until these processes use under 5 % of a core over 200 ms. */
-async function settled(pids: readonly number[]): Promise<void> {
-  for (let i = 0; i < 50; i++) {
-    const before = pids.map((p) => cpuMs(p));
-    await new Promise((r) => setTimeout(r, 200));
-    if (pids.every((p, n) => cpuMs(p) - (before[n] ?? 0) < 10)) return;
-  }
-}
-
 const targets: Target[] = [];
 // One at a time: on a busy machine several starting at once can miss their start deadline.
 for (const c of cases) targets.push(await (makers[c] as () => Promise<Target>)());
@@ -245,10 +236,7 @@ try {
           durationS,
           connectionHeaders: (i) => ({ authorization: `Bearer ${t.token(i)}` }),
         });
-      // Every case's server runs through all the rounds: one still busy after its own round (an
-      // older build checkpointing its WAL on the event loop once the load stops) would take the
-      // next case's CPU. Wait until the others are quiet (session 20: the plain floor after
-      // 66ce98f's connected case ran at half the rate of the floor with the index).
+      // every case's server runs through all the rounds: the others quiet first (lib/rss.ts)
       await settled(targets.filter((o) => o !== t).map((o) => o.pid));
       const closeReaders = await t.readers?.();
       let res: Awaited<ReturnType<typeof load>>;

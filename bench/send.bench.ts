@@ -6,7 +6,7 @@ import { HttpClient } from './lib/http-client.js';
 import { loadProblems, runLoad, type LoadResult } from './lib/load.js';
 import { buildSoloChannels, buildWorld, Operator } from './lib/operator.js';
 import { startParley } from './lib/parley-server.js';
-import { cpuMs } from './lib/rss.js';
+import { cpuMs, settled } from './lib/rss.js';
 import { seconds } from './lib/sizes.js';
 import { round } from './lib/stats.js';
 import type { Benchmark, BenchContext, BenchOutcome, Figure, TableRow } from './lib/types.js';
@@ -66,6 +66,9 @@ export const sendBench: Benchmark = {
       startParley({ label: 'send server', cpuProfDir: ctx.profileDir }),
       startParley({ label: 'send server (PostgreSQL)', postgres: true }),
     ]);
+    const servers = [hello, floor, searchFloor, pgFloor, pgBatchFloor, server, pgServer].map(
+      (s) => s.proc.pid,
+    );
     try {
       const op = new Operator(server);
       // One bot per connection (a smoke run shares a few between connections).
@@ -283,6 +286,8 @@ export const sendBench: Benchmark = {
           ],
         ] as const) {
           ctx.log(`send: ${c} connections: ${what}`);
+          // all seven servers run through every case: the others quiet first (lib/rss.ts)
+          await settled(servers.filter((s) => s !== pid));
           await load(c, warmS);
           const cpu0 = cpuMs(pid);
           const r = await load(c, measureS);

@@ -78,3 +78,18 @@ export function fdKinds(pid: number): Map<string, number> {
   }
   return out;
 }
+
+/**
+ * Waits (at most 10 s) until every process of `pids` uses under 5 % of a core over 200 ms. The
+ * benchmarks keep several servers running through all their cases: one still busy after its own
+ * case (checkpointing its WAL once the load stops) would take the next case's CPU — session 20
+ * found the plain floor after an older build's connected case at half the rate of the floor with
+ * the index, in every round.
+ */
+export async function settled(pids: readonly number[]): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const before = pids.map((p) => cpuMs(p));
+    await new Promise((r) => setTimeout(r, 200));
+    if (pids.every((p, n) => cpuMs(p) - (before[n] ?? 0) < 10)) return;
+  }
+}

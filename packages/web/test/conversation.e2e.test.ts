@@ -240,4 +240,35 @@ describe.skipIf(!chromiumAvailable())('the conversation in a real browser (issue
     expect(await thumbs.getAttribute('class')).toContain('me');
     await shot(page, '24-05-reply-mention-reactions');
   });
+
+  it('a reaction with an emoji this device cannot draw shows its short name, not an empty box', async () => {
+    const page = alice.page;
+    await page.goto(`/g/${guildId}/${_general}`);
+    const m = await sendApi('alice', _general, { content: 'how was the night shift?' });
+    // Emoji 16.0 (2024): newer than Debian's Noto Color Emoji, as a phone's reaction may be
+    for (const emoji of ['🫩', '🎉'])
+      await callOk(
+        origin,
+        'PUT',
+        `/api/v1/channels/${_general}/messages/${m.id}/reactions/${encodeURIComponent(emoji)}/@me`,
+        tokens['bob'],
+      );
+    const row = page.locator(`.msg[data-id="${m.id}"]`);
+    const tired = row.locator('.reaction', { hasText: ':face_with_bags_under_eyes:' });
+    await tired.waitFor({ timeout: TIMEOUT });
+    expect(await tired.locator('.count').textContent()).toBe('1');
+    // the name is only a stand-in: the chip still means the emoji (its label, and a click on it)
+    expect(await tired.getAttribute('aria-label')).toBe('🫩 1');
+    // an emoji the font has stays itself
+    const party = row.locator('.reaction', { hasText: '🎉' });
+    expect(await party.locator('.emoji-missing').count()).toBe(0);
+    await tired.click();
+    await expect.poll(() => tired.locator('.count').textContent(), { timeout: TIMEOUT }).toBe('2');
+    // who reacted, on hover: the same name, not an empty box
+    const who = row.locator('.reaction-who');
+    await expect
+      .poll(() => who.textContent(), { timeout: TIMEOUT })
+      .toMatch(/^:face_with_bags_under_eyes: (alice, bob|bob, alice)$/);
+    await shot(page, '24-06-reaction-emoji-not-drawn');
+  });
 });

@@ -191,6 +191,8 @@ describe.skipIf(!chromiumAvailable())('the composer in a real browser (issue #24
       const list = a.getByRole('listbox', { name: 'Mention suggestions' });
       await list.waitFor({ timeout: TIMEOUT });
       expect(await list.getByRole('option').first().textContent()).toContain('@bob');
+      // each person with their avatar, as the message list shows them (bob has none: initials)
+      expect(await list.getByRole('option').first().locator('.avatar').textContent()).toBe('B');
       await shot(a, '24b-01-mention-autocomplete');
       await a.keyboard.press('Enter'); // picks, does not send
       await expect.poll(() => box(a).inputValue()).toContain(`ping <@${ids['bob']}> `);

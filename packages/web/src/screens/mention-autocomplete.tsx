@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { plainText } from '../lib/markdown.js';
 import type { Guild, MemberSummary, Message } from '../lib/types.js';
+import { Avatar } from '../ui/kit.js';
 import type { MentionNames } from '../ui/markdown.js';
 
 /**
@@ -10,7 +11,8 @@ import type { MentionNames } from '../ui/markdown.js';
  * (`<@id>`, `<@&id>`, `<#id>`, `@everyone`) and a space.
  */
 export interface MentionSource {
-  people: readonly { id: number; name: string; isBot?: boolean }[];
+  /** `avatar`: shown beside the name in the list, as the message list shows it */
+  people: readonly { id: number; name: string; isBot?: boolean; avatar?: string }[];
   /** roles the author may mention (D58 mentionable, or all with MENTION_EVERYONE) */
   roles: readonly { id: number; name: string }[];
   channels: readonly { id: number; name: string }[];
@@ -23,6 +25,9 @@ export interface Candidate {
   label: string;
   hint: string;
   insert: string;
+  /** what stands before the label: a person's avatar, or the sigil of a role, channel or @everyone */
+  icon:
+    { person: { id: number; name: string; avatar?: string | undefined } } | { sigil: '@' | '#' };
 }
 
 const MAX = 8;
@@ -52,6 +57,7 @@ export function candidates(src: MentionSource, sigil: '@' | '#', q: string): Can
         label: `#${c.name}`,
         hint: 'channel',
         insert: `<#${c.id}>`,
+        icon: { sigil: '#' as const },
       }));
   const out: Candidate[] = src.people
     .filter((p) => hit(p.name))
@@ -61,9 +67,16 @@ export function candidates(src: MentionSource, sigil: '@' | '#', q: string): Can
       label: `@${p.name}`,
       hint: p.isBot ? 'bot' : 'person',
       insert: `<@${p.id}>`,
+      icon: { person: { id: p.id, name: p.name, avatar: p.avatar } },
     }));
   for (const r of [...src.roles].filter((r) => hit(r.name)).sort(rank))
-    out.push({ key: `r${r.id}`, label: `@${r.name}`, hint: 'role', insert: `<@&${r.id}>` });
+    out.push({
+      key: `r${r.id}`,
+      label: `@${r.name}`,
+      hint: 'role',
+      insert: `<@&${r.id}>`,
+      icon: { sigil: '@' },
+    });
   if (src.everyone)
     for (const e of ['everyone', 'here'])
       if (e.startsWith(q))
@@ -72,6 +85,7 @@ export function candidates(src: MentionSource, sigil: '@' | '#', q: string): Can
           label: `@${e}`,
           hint: e === 'here' ? 'everyone online' : 'everyone here',
           insert: `@${e}`,
+          icon: { sigil: '@' },
         });
   return out.slice(0, MAX);
 }
@@ -150,7 +164,21 @@ export function useMentionAutocomplete(
             }}
             onMouseEnter={() => setActive(i)}
           >
-            <span class="mention-label">{c.label}</span>
+            <span class="mention-who">
+              {'person' in c.icon ? (
+                <Avatar
+                  name={c.icon.person.name}
+                  id={c.icon.person.id}
+                  url={c.icon.person.avatar}
+                  size={20}
+                />
+              ) : (
+                <span class="mention-sigil" aria-hidden="true">
+                  {c.icon.sigil}
+                </span>
+              )}
+              <span class="mention-label">{c.label}</span>
+            </span>
             <span class="muted small">{c.hint}</span>
           </li>
         ))}
@@ -177,7 +205,12 @@ export function guildMentionSource(
 ): MentionSource {
   const bots = new Set(guild.bots);
   return {
-    people: members.map((m) => ({ id: m.user.id, name: m.user.name, isBot: bots.has(m.user.id) })),
+    people: members.map((m) => ({
+      id: m.user.id,
+      name: m.user.name,
+      isBot: bots.has(m.user.id),
+      avatar: m.user.avatar,
+    })),
     roles: guild.roles.filter(
       (r) =>
         r.id !== guild.id && // @everyone is written as itself

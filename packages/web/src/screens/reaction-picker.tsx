@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { del, describe, get, put } from '../lib/api.js';
 import type { Message } from '../lib/types.js';
 import type { ChannelLog } from '../state/store.js';
-import { newestDrawn } from '../lib/emoji-support.js';
+import { drawsInColour, newestDrawn } from '../lib/emoji-support.js';
 import { Dialog } from '../ui/kit.js';
 import { toast } from '../ui/toast.js';
 
@@ -17,11 +17,17 @@ interface EmojiData {
   emojis: { emoji: string; name: string; slug: string; emoji_version: string }[];
 }
 
+let all: Promise<EmojiData[]> | null = null;
+/** The whole data set (every release), loaded once. */
+const loadAll = (): Promise<EmojiData[]> =>
+  (all ??= import('unicode-emoji-json/data-by-group.json').then(
+    (m) => (m as unknown as { default: EmojiData[] }).default,
+  ));
+
 let loading: Promise<EmojiData[]> | null = null;
 /** The data set, less the emoji of releases newer than this device's font draws (no "tofu"). */
 const loadEmoji = (): Promise<EmojiData[]> =>
-  (loading ??= import('unicode-emoji-json/data-by-group.json').then((m) => {
-    const groups = (m as unknown as { default: EmojiData[] }).default;
+  (loading ??= loadAll().then((groups) => {
     const newest = newestDrawn(groups.flatMap((g) => g.emojis));
     if (newest === null) return groups;
     return groups.map((g) => ({
@@ -158,7 +164,13 @@ function Who({ log, m, emoji }: { log: ChannelLog; m: Message; emoji: string }) 
   }, [emoji, m.reactions]);
   return (
     <span class="reaction-who" role="tooltip">
-      {names === null ? '…' : `${emoji} ${names}`}
+      {names === null ? (
+        '…'
+      ) : (
+        <>
+          <ReactionEmoji emoji={emoji} /> {names}
+        </>
+      )}
     </span>
   );
 }
@@ -194,7 +206,7 @@ export function Reactions({
             disabled={!canReact && !r.me}
             onClick={() => void react(log, m.id, r.emoji, !r.me)}
           >
-            {r.emoji} <span class="count">{r.count}</span>
+            <ReactionEmoji emoji={r.emoji} /> <span class="count">{r.count}</span>
           </button>
           {hover === r.emoji && <Who log={log} m={m} emoji={r.emoji} />}
         </span>
@@ -219,5 +231,40 @@ export function Reactions({
         />
       )}
     </div>
+  );
+}
+
+/** Whether this device draws each emoji met under a message (measured once per emoji). */
+const drawn = new Map<string, boolean | undefined>();
+
+/** An emoji's short name (`:shaking_face:`), from the data set, or null when it has none. */
+const shortName = (emoji: string): Promise<string | null> =>
+  loadAll().then((groups) => {
+    const bare = emoji.replace(/\uFE0F/g, '');
+    for (const g of groups)
+      for (const e of g.emojis) if (e.emoji.replace(/\uFE0F/g, '') === bare) return `:${e.slug}:`;
+    return null;
+  });
+
+/**
+ * A reaction's emoji as this device can show it. Someone on a newer device may react with an
+ * emoji this device's font lacks (the picker here offers only what it draws): instead of an
+ * empty box, its short name — `:shaking_face:` — as Slack writes emoji it cannot show.
+ */
+function ReactionEmoji({ emoji }: { emoji: string }) {
+  if (!drawn.has(emoji)) drawn.set(emoji, drawsInColour(emoji));
+  const missing = drawn.get(emoji) === false;
+  const [name, setName] = useState<string | null>(null);
+  useEffect(() => {
+    if (!missing) return;
+    shortName(emoji)
+      .then(setName)
+      .catch(() => setName(null));
+  }, [emoji, missing]);
+  if (!missing) return <>{emoji}</>;
+  return (
+    <span class="emoji-missing" title={`${name ?? 'An emoji'} (this device has no picture for it)`}>
+      {name ?? '?'}
+    </span>
   );
 }

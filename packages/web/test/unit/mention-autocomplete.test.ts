@@ -38,6 +38,20 @@ describe('the query being typed (D62)', () => {
 });
 
 describe('what @ and # offer (D57, D58, D61)', () => {
+  it('a person comes with their avatar; a role, a channel and @everyone with their sigil', () => {
+    const withAvatar: MentionSource = {
+      ...source,
+      people: [{ id: 11, name: 'alice', avatar: 'http://x/cdn/avatars/11.png' }],
+      everyone: true,
+    };
+    expect(candidates(withAvatar, '@', 'al')[0]?.icon).toEqual({
+      person: { id: 11, name: 'alice', avatar: 'http://x/cdn/avatars/11.png' },
+    });
+    expect(candidates(withAvatar, '@', 'help')[0]?.icon).toEqual({ sigil: '@' });
+    expect(candidates(withAvatar, '@', 'every')[0]?.icon).toEqual({ sigil: '@' });
+    expect(candidates(withAvatar, '#', 'gen')[0]?.icon).toEqual({ sigil: '#' });
+  });
+
   it('people first (prefix matches before inner ones), then roles; inserting the D62 syntax', () => {
     const bo = candidates(source, '@', 'bo');
     expect(bo.map((c) => [c.label, c.insert, c.hint])).toEqual([
