@@ -49,16 +49,10 @@ export class CommitHooks {
     return true;
   }
 
-  /** Nothing queued (a send in a group commit: its rows go at the group's end): no promise. */
-  private finish(trx: Db): void | Promise<void> {
+  private async finish(trx: Db): Promise<void> {
     const queue = this.lastly.get(trx);
-    if (queue === undefined || queue.length === 0) return;
-    return this.drain(trx, queue);
-  }
-
-  private async drain(trx: Db, queue: Array<(trx: Db) => Promise<void>>): Promise<void> {
     // Queued work may queue more (it runs in order until none is left).
-    for (let fn = queue.shift(); fn; fn = queue.shift()) await fn(trx);
+    for (let fn = queue?.shift(); fn; fn = queue?.shift()) await fn(trx);
   }
 
   /**
@@ -80,16 +74,14 @@ export class CommitHooks {
                     this.queues.set(own, queue);
                     this.lastly.set(own, []);
                     const out = await cb(own);
-                    const finished = this.finish(own);
-                    if (finished) await finished;
+                    await this.finish(own);
                     return out;
                   })
                 : await target.execute(async (trx) => {
                     this.queues.set(trx, queue);
                     this.lastly.set(trx, []);
                     const out = await cb(trx);
-                    const finished = this.finish(trx);
-                    if (finished) await finished;
+                    await this.finish(trx);
                     return out;
                   });
               this.run(queue);
