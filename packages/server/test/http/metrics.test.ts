@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { WebhookWorker } from '../../src/webhooks/worker.js';
 import {
@@ -155,5 +157,28 @@ dbDescribe('metrics, health and readiness (D53)', () => {
     expect(failures[0]?.latencyMs).toBeGreaterThanOrEqual(0);
     const after = await scrape();
     expect(sample(after, 'parley_webhook_tries_total', { outcome: 'http_error' })).toBe(failed + 1);
+  });
+  it('parley_heap_retained_bytes is the heap in use after the last full collection: up while something is held, down once it is let go', async () => {
+    // A full collection on demand (the test's server runs in this process).
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const retained = async (): Promise<number> => {
+      gc();
+      // The collection's performance entry is delivered a moment after it ends.
+      await new Promise((r) => setTimeout(r, 50));
+      return sample(await scrape(), 'parley_heap_retained_bytes') ?? Number.NaN;
+    };
+    const base = await retained();
+    expect(base).toBeGreaterThan(1024 * 1024);
+    let held: number[][] | null = Array.from({ length: 64 }, () =>
+      new Array<number>(64 * 1024).fill(1.5),
+    );
+    const holding = await retained();
+    // 64 × 64 Ki doubles = 32 MiB held across the collection.
+    expect(holding - base).toBeGreaterThan(28 * 1024 * 1024);
+    expect(held.length).toBe(64);
+    held = null;
+    const released = await retained();
+    expect(holding - released).toBeGreaterThan(28 * 1024 * 1024);
   });
 });

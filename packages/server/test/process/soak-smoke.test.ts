@@ -52,7 +52,7 @@ describe('soak smoke (issue 10)', () => {
   afterAll(() => tmp.remove());
 
   it(
-    '30 s of mixed, hostile and webhook load: healthy latency, nothing lost, RSS flat, descriptors back',
+    '30 s of mixed, hostile and webhook load: healthy latency, nothing lost, memory not growing, descriptors back',
     { timeout: 320_000 },
     async () => {
       const out = path.join(tmp.path, 'soak.json');
@@ -80,7 +80,9 @@ describe('soak smoke (issue 10)', () => {
       expect(value('gateway_closed'), output).toBe(0);
       expect(value('webhook_missing'), output).toBe(0);
       expect(value('rss_max_ratio'), output).toBeLessThanOrEqual(1.1);
-      expect(value('rss_min_ratio'), output).toBeGreaterThanOrEqual(0.9);
+      // A leak raises the heap the server keeps after each full collection (RSS's fall when the
+      // collector gives memory back is reported as rss_min_ratio, without a target: soak.ts).
+      expect(value('heap_retained_ratio'), output).toBeLessThanOrEqual(1.1);
       expect(value('fd_delta'), output).toBeLessThanOrEqual(0);
       expect(value('staged_left'), output).toBe(0);
       expect(value('hostile_cut'), output).toBeGreaterThan(0);
