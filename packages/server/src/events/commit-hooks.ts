@@ -49,10 +49,16 @@ export class CommitHooks {
     return true;
   }
 
-  private async finish(trx: Db): Promise<void> {
+  /** Nothing queued (a send in a group commit: its rows go at the group's end): no promise. */
+  private finish(trx: Db): void | Promise<void> {
     const queue = this.lastly.get(trx);
+    if (queue === undefined || queue.length === 0) return;
+    return this.drain(trx, queue);
+  }
+
+  private async drain(trx: Db, queue: Array<(trx: Db) => Promise<void>>): Promise<void> {
     // Queued work may queue more (it runs in order until none is left).
-    for (let fn = queue?.shift(); fn; fn = queue?.shift()) await fn(trx);
+    for (let fn = queue.shift(); fn; fn = queue.shift()) await fn(trx);
   }
 
   /**
@@ -74,14 +80,16 @@ export class CommitHooks {
                     this.queues.set(own, queue);
                     this.lastly.set(own, []);
                     const out = await cb(own);
-                    await this.finish(own);
+                    const finished = this.finish(own);
+                    if (finished) await finished;
                     return out;
                   })
                 : await target.execute(async (trx) => {
                     this.queues.set(trx, queue);
                     this.lastly.set(trx, []);
                     const out = await cb(trx);
-                    await this.finish(trx);
+                    const finished = this.finish(trx);
+                    if (finished) await finished;
                     return out;
                   });
               this.run(queue);

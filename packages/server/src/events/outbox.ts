@@ -24,6 +24,14 @@ import {
 } from './log.js';
 import { keepAnswer, serializeData, webhookBody } from './serialize.js';
 
+/** An event as the log stores it (events/log.ts). */
+interface LogEvent {
+  type: string;
+  data: string;
+  recipients: string;
+  audience: PeopleAudience | null;
+}
+
 /**
  * The real EventRecorder (D36 outbox). Inside the writer's transaction: decide the recipients
  * (D34) and append the event, once, with its recipients and its people's audience (D72), to the
@@ -74,10 +82,11 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
         enqueue: (
           trx: Db,
           type: string,
-          body: string,
+          /** built only when some recipient has a webhook address */
+          body: string | (() => string),
           botIds: readonly number[],
           version?: number,
-        ) => Promise<number>;
+        ) => number | Promise<number>;
         /** after commit, when deliveries were enqueued */
         committed: () => void;
       };
@@ -107,37 +116,50 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
     const pin = event.pinned ?? oncePerGroup(trx, 'cache-version', () => this.o.cache.now());
     const version = typeof pin === 'number' ? pin : await pin;
     // D34 decides who may receive it; D63: beyond the eight, only the bots that subscribed.
-    const bots = await filterBySubscription(
+    // Cached (nothing changed since), each is known at once: awaited only when pending (issue 29).
+    const all = recipientBots(trx, this.o.cache, event.scope, version);
+    const subscribed = filterBySubscription(
       trx,
       this.o.cache,
       type,
-      await recipientBots(trx, this.o.cache, event.scope, version),
+      all instanceof Promise ? await all : all,
       version,
     );
+    const bots = subscribed instanceof Promise ? await subscribed : subscribed;
     // nobody at all to tell (a bots-only event no bot subscribed to): no row
     if (audience === null && bots.length === 0) return;
     const recipients = recipientsOf(bots);
-    const row = await this.append(trx, { type, data, recipients, audience });
+    const appended = this.append(trx, { type, data, recipients, audience });
+    const row = appended instanceof Promise ? await appended : appended;
     this.o.hooks.afterCommit(trx, () => this.o.committed([row]));
     if (bots.length === 0) return;
     const webhooks = this.o.webhooks;
-    // D38: webhooks go to every recipient, connected or not.
-    if (webhooks && (await webhooks.enqueue(trx, type, webhookBody(type, data), bots, version)) > 0)
+    if (!webhooks) return;
+    // D38: webhooks go to every recipient, connected or not (none with an address: known at once).
+    const queued = webhooks.enqueue(trx, type, () => webhookBody(type, data), bots, version);
+    if ((queued instanceof Promise ? await queued : queued) > 0)
       this.o.hooks.afterCommit(trx, () => webhooks.committed());
   }
 
   /** One log row (issue 15), with its recipient bots and the people who may see it (D72). */
-  private async append(
-    trx: Db,
-    e: { type: string; data: string; recipients: string; audience: PeopleAudience | null },
-  ): Promise<LogRow> {
+  private append(trx: Db, e: LogEvent): LogRow | Promise<LogRow> {
+    const set = this.sets.get(e.recipients);
+    return set === undefined ? this.appendWithNewSet(trx, e) : this.appendIn(trx, e, set);
+  }
+
+  private async appendWithNewSet(trx: Db, e: LogEvent): Promise<LogRow> {
+    const set = await recipientSet(trx, e.recipients);
+    // Known only once committed: a rollback may take a new set's row with it.
+    this.o.hooks.afterCommit(trx, () => this.rememberSet(e.recipients, set));
+    return this.appendIn(trx, e, set);
+  }
+
+  /**
+   * The row, with its set known. In a group commit it is written at the group's end and returned
+   * at once, without a promise (issue 29); alone, its statement is awaited.
+   */
+  private appendIn(trx: Db, e: LogEvent, set: number): LogRow | Promise<LogRow> {
     const now = this.o.clock.now();
-    let set = this.sets.get(e.recipients);
-    if (set === undefined) {
-      const id = (set = await recipientSet(trx, e.recipients));
-      // Known only once committed: a rollback may take a new set's row with it.
-      this.o.hooks.afterCommit(trx, () => this.rememberSet(e.recipients, id));
-    }
     const audience = e.audience === null ? null : JSON.stringify(e.audience);
     const row: { -readonly [K in keyof LogRow]: LogRow[K] } = {
       xid: 0,
@@ -178,13 +200,13 @@ export class OutboxRecorder implements EventRecorder, PeopleRecorder {
       },
       { gather: true },
     );
-    if (!later) {
-      const key = await appendEvent(trx, fields);
+    if (later) return row;
+    return appendEvent(trx, fields).then((key) => {
       row.xid = key.xid;
       row.pos = key.pos;
       logged?.(row);
-    }
-    return row;
+      return row;
+    });
   }
 
   /** recipient sets known to be committed (sets never change): recipients text → id */

@@ -120,6 +120,9 @@ export class PushSender implements PushScheduler {
     if (!this.running) return;
     // An interaction's ephemeral reply is for its invoker's eyes only; bots' events never notify.
     if (message.flags !== undefined && (message.flags & 1) === 1) return;
+    // Nobody has a push subscription (known lately): nothing to plan, no promise (issue 29).
+    const c = this.anySubs;
+    if (c && !c.value && Date.now() - c.at < ANY_SUBS_RECHECK_MS) return;
     this.inFlight++;
     this.plan(message)
       .catch((err: unknown) => this.o.warn(err, 'push: could not plan notifications'))

@@ -5,9 +5,11 @@ import { take, type BucketState, type Decision } from './token-bucket.js';
 /**
  * D25–D27: a rate-limit store decides for a key and a bucket spec in one atomic step.
  * Two implementations share one test suite: in-memory (one node) and Redis (several nodes).
+ * The in-memory store decides at once, without a promise (every API request consumes: issue 29);
+ * callers await the answer either way.
  */
 export interface RateLimiter {
-  consume(key: string, spec: RateSpec, cost?: number): Promise<Decision>;
+  consume(key: string, spec: RateSpec, cost?: number): Decision | Promise<Decision>;
   close(): Promise<void>;
 }
 
@@ -33,7 +35,7 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweeper.unref();
   }
 
-  async consume(key: string, spec: RateSpec, cost = 1): Promise<Decision> {
+  consume(key: string, spec: RateSpec, cost = 1): Decision {
     const now = this.clock.now();
     const { decision, state } = take(this.buckets.get(key), spec, now, cost);
     if (decision.allowed) this.buckets.set(key, new Bucket(state.tokens, state.atMs, spec));

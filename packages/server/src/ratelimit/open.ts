@@ -40,7 +40,7 @@ export class FallbackRateLimiter implements RateLimiter {
     } catch {
       // The outage itself is logged once by health (health/health.ts), not per decision.
       rateDecidedLocally();
-      return { ...(await this.local.consume(key, spec, cost)), local: true };
+      return { ...this.local.consume(key, spec, cost), local: true };
     }
   }
 

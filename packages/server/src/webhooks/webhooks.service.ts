@@ -132,15 +132,16 @@ function webhookKey(botIds: readonly number[]): string {
   return key;
 }
 
-export async function enqueueDeliveries(
+export function enqueueDeliveries(
   trx: Db,
   o: { ids: SnowflakeGenerator; clock: Clock; cache?: DerivedCache },
   type: string,
-  body: string,
+  /** the delivery's body, or how to make it: built only when some recipient has an address */
+  body: string | (() => string),
   botIds: readonly number[],
   /** a version from cache.now() shared with the caller's other lookups */
   version?: number,
-): Promise<number> {
+): number | Promise<number> {
   if (botIds.length === 0) return 0;
   const load = () =>
     trx
@@ -150,10 +151,23 @@ export async function enqueueDeliveries(
       .where('webhook_url', 'is not', null)
       .execute();
   // Which recipients have an address: read on every event, changed only by writes to `bots`,
-  // which move the cache's version (domain/derived-cache.ts).
-  const bots = o.cache ? await o.cache.get(webhookKey(botIds), load, version) : await load();
-  if (bots.length === 0) return 0;
+  // which move the cache's version (domain/derived-cache.ts). Cached and empty (bots on the
+  // gateway only), the answer is known at once, without a promise (issue 29: every send asks).
+  const bots = o.cache ? o.cache.get(webhookKey(botIds), load, version) : load();
+  if (!(bots instanceof Promise))
+    return bots.length === 0 ? 0 : insertDeliveries(trx, o, type, body, bots);
+  return bots.then((b) => (b.length === 0 ? 0 : insertDeliveries(trx, o, type, body, b)));
+}
+
+async function insertDeliveries(
+  trx: Db,
+  o: { ids: SnowflakeGenerator; clock: Clock },
+  type: string,
+  body: string | (() => string),
+  bots: ReadonlyArray<{ id: number }>,
+): Promise<number> {
   const now = o.clock.now();
+  const text = typeof body === 'string' ? body : body();
   await trx
     .insertInto('webhook_deliveries')
     .values(
@@ -162,7 +176,7 @@ export async function enqueueDeliveries(
         delivery_id: newDeliveryId(now),
         bot_id: b.id,
         event_type: type,
-        body,
+        body: text,
         state: 'pending' as const,
         attempts: 0,
         next_attempt_at: now,
@@ -259,9 +273,9 @@ export async function sendTestEvent(d: Domain, botId: number): Promise<DeliveryV
     TEST_EVENT_TYPE,
     JSON.stringify({ botId, message: 'Test event from Parley' }),
   );
-  await d.db
-    .transaction()
-    .execute((trx) => enqueueDeliveries(trx, d, TEST_EVENT_TYPE, body, [botId]));
+  await d.db.transaction().execute(async (trx) => {
+    await enqueueDeliveries(trx, d, TEST_EVENT_TYPE, body, [botId]);
+  });
   const row = await d.db
     .selectFrom('webhook_deliveries')
     .selectAll()

@@ -147,7 +147,7 @@ function storeSuite(
 
     it('atomic: 60 concurrent decisions from two handles at one instant allow exactly 10', async () => {
       const all = await Promise.all(
-        Array.from({ length: 60 }, (_, i) =>
+        Array.from({ length: 60 }, async (_, i) =>
           (i % 2 ? store.peer : limiter).consume('race', GLOBAL),
         ),
       );
@@ -288,7 +288,7 @@ redisDescribe('redis store specifics', () => {
       memClock.advance(step);
       redisClock.advance(step);
       const key = rnd() < 0.8 ? 'a' : 'b';
-      expect(await redis.consume(key, spec)).toEqual(await memory.consume(key, spec));
+      expect(await redis.consume(key, spec)).toEqual(memory.consume(key, spec));
     }
   });
 });

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
 import type { Domain } from '../context.js';
-import type { BotTokenCodec } from './bot-token.js';
+import type { BotTokenClaims, BotTokenCodec } from './bot-token.js';
 import type { Principal } from './principal.js';
 import { SESSION_TOUCH_SQL } from '../../storage/derived-writes.js';
 import { rawQuery } from '../../storage/raw-sql.js';
@@ -103,24 +103,47 @@ async function personSession(
  * Resolve a token to its principal: a bot token (JWT) or a human session token. `pin`: read the
  * cache's version once for this lookup and keep it on the principal (Principal.pinned: an HTTP
  * request on PostgreSQL, where each read is a round trip).
+ *
+ * A bot whose token and row are cached (every request after its first, on SQLite) is answered
+ * without a promise: this runs before every bot request (issue 29, the send path's promises).
+ * Failures may be thrown or rejected: callers await it.
  */
-export async function authenticate(
+export function authenticate(
   d: Pick<Domain, 'db' | 'cache' | 'clock' | 'config' | 'people'>,
   codec: BotTokenCodec,
   token: string,
   pin = false,
-): Promise<Principal> {
-  let pinned: number | undefined;
+): Principal | Promise<Principal> {
   if (pin && d.cache.enabled) {
     const now = d.cache.now();
-    pinned = typeof now === 'number' ? now : await now;
+    if (typeof now !== 'number') return now.then((v) => principalOf(d, codec, token, v));
+    return principalOf(d, codec, token, now);
   }
+  return principalOf(d, codec, token, undefined);
+}
+
+function principalOf(
+  d: Pick<Domain, 'db' | 'cache' | 'clock' | 'config' | 'people'>,
+  codec: BotTokenCodec,
+  token: string,
+  pinned: number | undefined,
+): Principal | Promise<Principal> {
   if (token.startsWith(SESSION_PREFIX)) return personSession(d, token, pinned);
-  const claims = await codec.verify(token);
+  const claims = codec.verify(token);
+  return claims instanceof Promise
+    ? claims.then((c) => botPrincipal(d, c, pinned))
+    : botPrincipal(d, claims, pinned);
+}
+
+function botPrincipal(
+  d: Pick<Domain, 'db' | 'cache'>,
+  claims: BotTokenClaims | null,
+  pinned: number | undefined,
+): Principal | Promise<Principal> {
   if (!claims) throw unauthorized('Invalid token');
   // D8: an old generation (the token was reset) is refused from the very next request — the
   // reset writes `bots`, which drops the cached row (domain/derived-cache.ts).
-  const row = await d.cache.get(
+  const row = d.cache.get(
     `bot:${claims.botId}`,
     () =>
       d.db
@@ -131,6 +154,9 @@ export async function authenticate(
         .executeTakeFirst(),
     pinned,
   );
-  if (!row || row.token_generation !== claims.generation) throw unauthorized('Invalid token');
-  return { userId: row.userId, name: row.name, isBot: true, botId: row.id, pinned };
+  const principal = (r: Awaited<typeof row>): Principal => {
+    if (!r || r.token_generation !== claims.generation) throw unauthorized('Invalid token');
+    return { userId: r.userId, name: r.name, isBot: true, botId: r.id, pinned };
+  };
+  return row instanceof Promise ? row.then(principal) : principal(row);
 }

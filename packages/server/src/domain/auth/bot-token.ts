@@ -29,10 +29,16 @@ export class BotTokenCodec {
       .sign(this.key);
   }
 
-  /** The claims of a valid token, or null for anything else (malformed, bad signature…). */
-  async verify(token: string): Promise<BotTokenClaims | null> {
-    const hit = this.verified.get(token);
-    if (hit) return hit;
+  /**
+   * The claims of a valid token, or null for anything else (malformed, bad signature…). A token
+   * verified before is answered at once, without a promise: this runs on every bot request
+   * (issue 29: the send path's promises).
+   */
+  verify(token: string): BotTokenClaims | null | Promise<BotTokenClaims | null> {
+    return this.verified.get(token) ?? this.verifySignature(token);
+  }
+
+  private async verifySignature(token: string): Promise<BotTokenClaims | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
       const botId = Number(payload.sub);

@@ -15,13 +15,13 @@ import type { PeopleAudience, RecordedEvent } from './recorder.js';
  * Returns bot ids (not bot-user ids), ascending and unique: the order in which their stream rows
  * are locked, the same in every transaction so concurrent writers never deadlock.
  */
-export async function recipientBots(
+export function recipientBots(
   trx: Db,
   cache: DerivedCache,
   scope: RecordedEvent['scope'],
   /** a version from cache.now() shared with the caller's other lookups */
   version?: number,
-): Promise<readonly number[]> {
+): readonly number[] | Promise<readonly number[]> {
   // Read inside the writing transaction, so a change to membership or roles made earlier in the
   // same transaction has already moved the cache's version and is seen (derived-cache.ts).
   return cache.get(

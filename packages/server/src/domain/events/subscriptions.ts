@@ -45,14 +45,25 @@ export async function subscribers(
 }
 
 /** The recipients of an event of `type` among `bots`: all for the eight, else subscribers. */
-export async function filterBySubscription(
+export function filterBySubscription(
+  trx: Db,
+  cache: DerivedCache,
+  type: string,
+  bots: readonly number[],
+  version?: number,
+): readonly number[] | Promise<readonly number[]> {
+  // the eight base types (every send's): no lookup, no promise (issue 29)
+  if (isBaseType(type) || bots.length === 0) return bots;
+  return subscribedAmong(trx, cache, type, bots, version);
+}
+
+async function subscribedAmong(
   trx: Db,
   cache: DerivedCache,
   type: string,
   bots: readonly number[],
   version?: number,
 ): Promise<readonly number[]> {
-  if (isBaseType(type) || bots.length === 0) return bots;
   const subs = (await subscribers(trx, cache, version)).get(type);
   return subs === undefined ? [] : bots.filter((b) => subs.has(b));
 }

@@ -114,20 +114,20 @@ export async function reserveQuota(
 
 /**
  * D24: a message sent raises today's limit. Called inside the send transaction, so the message
- * and its count commit together.
+ * and its count commit together. In a group commit, counted at the group's end: no promise.
  */
-export async function countMessageForQuota(
+export function countMessageForQuota(
   trx: Transaction<Database>,
   userId: number,
   now: number,
-): Promise<void> {
+): void | Promise<void> {
   const day = periodOf(now).day;
   // Issue 29: one statement for the whole group commit at its end (the count is read only by an
   // upload's limit check, which may then miss this group's messages — it errs by a few messages
   // towards the stricter limit, never past it).
   if (batchAtGroupEnd(trx, 'messages_sent', { userId, day }, countMessages, { gather: true }))
     return;
-  await countMessages(trx, [{ userId, day }]);
+  return countMessages(trx, [{ userId, day }]);
 }
 
 /** Fixed SQL: runs with every message (storage/raw-sql.ts). */

@@ -16,7 +16,7 @@ import type { Domain } from '../context.js';
 import { requireDmChannel } from '../dms/dms.service.js';
 import { countMessageForQuota } from '../files/quota.js';
 import type { RecordedEvent } from '../events/recorder.js';
-import { requireGuildChannel } from '../permissions/access.service.js';
+import { requireGuildChannel, type GuildChannel } from '../permissions/access.service.js';
 import { has } from '../permissions/permissions.js';
 import { messageView, type MessageRow } from '../views.js';
 import { rawQuery, tuples } from '../../storage/raw-sql.js';
@@ -30,7 +30,11 @@ import { deleteGuildMessage } from '../moderation/moderation.service.js';
 import { findInChannel, hydrate, selectMessages } from './read.js';
 import { checkEmbeds, resolveAttachments } from './uploads.js';
 import { checkComponents } from '../interactions/components.js';
-import { addressedPeople, type AddressedMessage } from '../notifications/mentioned.js';
+import {
+  addressedPeople,
+  addressesNobody,
+  type AddressedMessage,
+} from '../notifications/mentioned.js';
 import { addMentionMarks, updateMentionMarks } from '../notifications/mention-marks.js';
 import { indexMessage, reindexMessage } from '../search/search-index.js';
 
@@ -55,21 +59,24 @@ export interface PageQuery {
 /** D14/D15/D61: what a send carries (the body as validated). */
 export type SendInput = SendMessageBody;
 
-async function guildTarget(
+/** Known at once when the access check is (issue 29); callers await it. */
+function guildTarget(
   d: Domain,
   p: Principal,
   channelId: number,
   needed: number,
   opts: { speaking?: boolean } = {},
-): Promise<Target> {
-  const ch = await requireGuildChannel(d, p, channelId, needed, opts);
-  return {
-    channelId: ch.id,
-    guildId: ch.guild_id,
-    scope: { kind: 'channel', guildId: ch.guild_id, channelId: ch.id },
-    permissions: ch.bits,
-  };
+): Target | Promise<Target> {
+  const ch = requireGuildChannel(d, p, channelId, needed, opts);
+  return ch instanceof Promise ? ch.then(targetOf) : targetOf(ch);
 }
+
+const targetOf = (ch: GuildChannel): Target => ({
+  channelId: ch.id,
+  guildId: ch.guild_id,
+  scope: { kind: 'channel', guildId: ch.guild_id, channelId: ch.id },
+  permissions: ch.bits,
+});
 
 async function dmTarget(d: Domain, p: Principal, channelId: number): Promise<Target> {
   const dm = await requireDmChannel(d, p, channelId);
@@ -108,7 +115,7 @@ async function send(
   // D14, and D61: content may be empty only when attachments, embeds or components carry it.
   if (content === '' && files.length === 0 && embedsIn.length === 0 && components.length === 0)
     throw invalid('content', 'must not be empty (unless the message has attachments or embeds)');
-  await checkMsgType(d, msgType, content);
+  if (msgType !== 0) await checkMsgType(d, msgType, content);
   // D57: a message with files needs ATTACH_FILES.
   if (files.length > 0 || msgType !== 0) need(t, Permission.ATTACH_FILES, 'ATTACH_FILES');
   const extra: MessageExtra = {};
@@ -160,8 +167,10 @@ async function send(
   // D66: whom it addresses (no query for a guild message that mentions nobody), marked unread
   // for them in the same transaction: mention counts kept as messages arrive. Read where the
   // mentions are read (inside the transaction on SQLite, before it on PostgreSQL).
-  const addressedIn = (db: Db) =>
-    addressedPeople(db, addressedOf(t, id, p.userId, extra, mentionedPeople), d);
+  const addressedIn = (db: Db) => {
+    const m = addressedOf(t, id, p.userId, extra, mentionedPeople);
+    return addressesNobody(m) ? undefined : addressedPeople(db, m, d);
+  };
   const inside = d.dialect === 'sqlite';
   let addressed = inside ? undefined : await addressedIn(d.db);
   let row!: MessageRow;
@@ -171,7 +180,10 @@ async function send(
     .transaction()
     .execute(async (trx) => {
       if (reads && !readFirst) referenced = await rich(trx);
-      if (inside) addressed = await addressedIn(trx);
+      if (inside) {
+        const reading = addressedIn(trx);
+        if (reading) addressed = await reading;
+      }
       // the send's view is built from what it stores, not from parsing it back
       const stored = storedExtra(extra);
       const extraText = stored === null ? null : JSON.stringify(stored);
@@ -191,7 +203,9 @@ async function send(
         ...(stored === null ? {} : { extra: stored }),
         ...(referenced === undefined ? {} : { referenced }),
       });
-      await insertMessage(trx, [
+      // In a group commit these three are written at the group's end, and answer at once
+      // (issue 29: no promise each); alone, each statement is awaited.
+      const inserted = insertMessage(trx, [
         row.id,
         row.channel_id,
         row.guild_id,
@@ -201,10 +215,13 @@ async function send(
         now,
         extraText,
       ]);
+      if (inserted) await inserted;
       // D67: searchable from the same commit
-      await indexMessage(trx, row.id, content);
+      const indexed = indexMessage(trx, row.id, content);
+      if (indexed) await indexed;
       // D24: each message sent today raises today's upload limit; counted with the message.
-      await countMessageForQuota(trx, p.userId, now);
+      const counted = countMessageForQuota(trx, p.userId, now);
+      if (counted) await counted;
       if (addressed && addressed.size > 0)
         await addMentionMarks(trx, row.id, t.channelId, [...addressed.keys()]);
       await d.events.record(trx, {
@@ -251,7 +268,7 @@ const MESSAGE_TUPLE = '(?, ?, ?, ?, ?, ?, ?, null, ?)';
  * (storage/group-commit.ts foldAtGroupEnd: issue 29, a plain send then runs no statement of its
  * own); a row that fails there (its channel deleted meanwhile) fails its own send alone.
  */
-async function insertMessage(trx: Db, values: MessageValues): Promise<void> {
+function insertMessage(trx: Db, values: MessageValues): void | Promise<void> {
   const folded = foldAtGroupEnd(
     trx,
     'messages',
@@ -259,7 +276,7 @@ async function insertMessage(trx: Db, values: MessageValues): Promise<void> {
     (run, rows) => run(MESSAGE_INSERT + tuples(rows.length, MESSAGE_TUPLE), rows.flat()),
     { gather: true },
   );
-  if (!folded) await rawQuery(trx, MESSAGE_INSERT + MESSAGE_TUPLE, values);
+  if (!folded) return rawQuery(trx, MESSAGE_INSERT + MESSAGE_TUPLE, values).then(() => undefined);
 }
 
 /** D16: newest first; before/after/both as positions; hasMore in the direction of paging. */
@@ -403,14 +420,11 @@ async function remove(d: Domain, p: Principal, t: Target, messageId: number): Pr
 // D12: sending needs SEND_MESSAGES (D57: and ATTACH_FILES for msgType 1–3; D58: not timed
 // out); listing needs READ_MESSAGE_HISTORY; VIEW_CHANNEL always.
 export const guildMessages = {
-  send: async (d: Domain, p: Principal, channelId: number, body: SendInput) =>
-    send(
-      d,
-      p,
-      // D58: a timed-out member may not send
-      await guildTarget(d, p, channelId, Permission.SEND_MESSAGES, { speaking: true }),
-      body,
-    ),
+  send: async (d: Domain, p: Principal, channelId: number, body: SendInput) => {
+    // D58: a timed-out member may not send
+    const t = guildTarget(d, p, channelId, Permission.SEND_MESSAGES, { speaking: true });
+    return send(d, p, t instanceof Promise ? await t : t, body);
+  },
   list: async (d: Domain, p: Principal, channelId: number, q: PageQuery) =>
     list(d, p, await guildTarget(d, p, channelId, Permission.READ_MESSAGE_HISTORY), q),
   edit: async (

@@ -31,6 +31,13 @@ export type AddressReason = 'dm' | 'mention';
  * can VIEW the channel (D12: a mention in a channel someone cannot see reaches nobody).
  * Reads only; a message that mentions nobody costs no query.
  */
+/** A guild message that mentions nobody addresses nobody: known without a read (issue 29). */
+export const addressesNobody = (m: AddressedMessage): boolean =>
+  m.guildId !== null &&
+  !m.mentionEveryone &&
+  m.mentions.length === 0 &&
+  m.mentionRoles.length === 0;
+
 export async function addressedPeople(
   db: Db,
   m: AddressedMessage,

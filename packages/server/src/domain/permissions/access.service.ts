@@ -72,8 +72,11 @@ function standingOf(
   );
 }
 
-/** The caller's standing in a guild, or null when it is not a member. */
-export async function memberAccess(
+/**
+ * The caller's standing in a guild, or null when it is not a member. Cached, it is known at once
+ * (no promise: the access check runs on every request, issue 29); callers await it.
+ */
+export function memberAccess(
   d: Domain,
   guildId: number,
   ownerId: number,
@@ -82,15 +85,16 @@ export async function memberAccess(
   version?: number,
   /** where a miss loads from: a transaction's own handle inside one (see viewersAmong) */
   db: Db = d.db,
-): Promise<MemberAccess | null> {
-  const standing = await standingOf(d, guildId, userId, version, db);
-  if (!standing) return null;
-  return {
-    isOwner: ownerId === userId,
-    everyone: standing.everyone,
-    roles: standing.roles,
-    timeoutUntil: standing.timeoutUntil,
-  };
+): MemberAccess | null | Promise<MemberAccess | null> {
+  const standing = standingOf(d, guildId, userId, version, db);
+  const access = (s: Standing | null): MemberAccess | null =>
+    s && {
+      isOwner: ownerId === userId,
+      everyone: s.everyone,
+      roles: s.roles,
+      timeoutUntil: s.timeoutUntil,
+    };
+  return standing instanceof Promise ? standing.then(access) : access(standing);
 }
 
 /**
@@ -143,12 +147,13 @@ export async function requireGuildMember(
   return { guildId: guild.id, ownerId: guild.owner_id, access };
 }
 
-export async function channelOverwrites(
+/** A channel's permission overwrites (D11), cached like the rest of an access check. */
+export function channelOverwrites(
   d: Domain,
   channelId: number,
   version?: number,
   db: Db = d.db,
-): Promise<readonly OverwriteRow[]> {
+): readonly OverwriteRow[] | Promise<readonly OverwriteRow[]> {
   return d.cache.get(
     `overwrites:${channelId}`,
     () =>
@@ -218,35 +223,52 @@ export async function viewersAmong(
  * D12: a guild channel the caller may use with `needed` bits. Order of answers: unknown (or DM)
  * channel 404, not a member 403, cannot VIEW 403, lacks a needed bit 403.
  */
-export async function requireGuildChannel(
+export function requireGuildChannel(
   d: Domain,
   p: Principal,
   channelId: number,
   needed: number,
   /** D58: the caller speaks (sends, reacts, types, invokes a command): refused while timed out */
   opts: { speaking?: boolean } = {},
-): Promise<GuildChannel> {
+): GuildChannel | Promise<GuildChannel> {
   // One version read for the three lookups (on PostgreSQL each read is a round trip) — the one
   // the request was authenticated at, if it has one: an access check comes before any write.
+  // Everything cached (SQLite, nothing changed): decided at once, without a promise (issue 29).
   const now = p.pinned ?? d.cache.now();
-  const version = typeof now === 'number' ? now : await now;
-  const ch = await channelWithOwner(d, channelId, version);
-  if (!ch || ch.guild_id === null) throw notFound('channel');
-  const access = await memberAccess(d, ch.guild_id, ch.owner_id, p.userId, version);
-  if (!access) throw forbidden('Not a member of this guild');
-  const overwrites = await channelOverwrites(d, ch.id, version);
-  const bits = channelPermissions(access, ch.guild_id, overwrites);
-  const want = needed | Permission.VIEW_CHANNEL;
-  if (!has(bits, want)) {
-    throw forbidden(`Missing permission: ${bitNames(want & ~bits).join(', ')}`);
-  }
-  if (opts.speaking) requireNotTimedOut(d, access);
-  return {
-    id: ch.id,
-    guild_id: ch.guild_id,
-    type: ch.type,
-    name: ch.name,
-    topic: ch.topic,
-    bits,
+  const check = (version: number): GuildChannel | Promise<GuildChannel> => {
+    const ch = channelWithOwner(d, channelId, version);
+    return ch instanceof Promise
+      ? ch.then((c) => checkIn(d, p, c, needed, opts, version))
+      : checkIn(d, p, ch, needed, opts, version);
   };
+  return typeof now === 'number' ? check(now) : now.then(check);
+}
+
+type ChannelWithOwner = Awaited<ReturnType<typeof channelWithOwner>>;
+
+function checkIn(
+  d: Domain,
+  p: Principal,
+  ch: ChannelWithOwner,
+  needed: number,
+  opts: { speaking?: boolean },
+  version: number,
+): GuildChannel | Promise<GuildChannel> {
+  if (!ch || ch.guild_id === null) throw notFound('channel');
+  const guildId = ch.guild_id;
+  const access = memberAccess(d, guildId, ch.owner_id, p.userId, version);
+  const overwrites = channelOverwrites(d, ch.id, version);
+  const decide = (a: MemberAccess | null, o: readonly OverwriteRow[]): GuildChannel => {
+    if (!a) throw forbidden('Not a member of this guild');
+    const bits = channelPermissions(a, guildId, o);
+    const want = needed | Permission.VIEW_CHANNEL;
+    if (!has(bits, want)) {
+      throw forbidden(`Missing permission: ${bitNames(want & ~bits).join(', ')}`);
+    }
+    if (opts.speaking) requireNotTimedOut(d, a);
+    return { id: ch.id, guild_id: guildId, type: ch.type, name: ch.name, topic: ch.topic, bits };
+  };
+  return access instanceof Promise || overwrites instanceof Promise
+    ? Promise.all([access, overwrites]).then(([a, o]) => decide(a, o))
+    : decide(access, overwrites);
 }

@@ -53,7 +53,7 @@ async function write(t: Db, ids: readonly number[], replace: readonly number[]):
 }
 
 /** Queue message `id` for the group's end (one batch per group), or write it now outside one. */
-async function queue(trx: Db, id: number, replace: boolean): Promise<void> {
+function queue(trx: Db, id: number, replace: boolean): void | Promise<void> {
   const key = trx.getExecutor();
   let pending = pendingByGroup.get(key);
   if (!pending) {
@@ -70,10 +70,10 @@ async function queue(trx: Db, id: number, replace: boolean): Promise<void> {
   if (replace) pending.replace.add(id);
 }
 
-/** A new message. */
-export async function indexMessage(trx: Db, id: number, content: string): Promise<void> {
+/** A new message. In a group commit it is queued for the group's end: no promise (issue 29). */
+export function indexMessage(trx: Db, id: number, content: string): void | Promise<void> {
   if (isPostgres(trx) || content === '') return;
-  await queue(trx, id, false);
+  return queue(trx, id, false);
 }
 
 /** An edit: the old text's row goes, the message's text as it is then comes. */

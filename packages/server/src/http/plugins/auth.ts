@@ -6,7 +6,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { AppDeps } from '../app.js';
 import { SESSION_PREFIX } from '../../domain/auth/session-token.js';
 import { requireSameSiteWrite, sessionCookieOf, setSessionCookie } from './person-auth.js';
-import { chargeBucket, type RateLimits } from './rate-limit.js';
+import { chargeBucket, type RateLimits, type Step } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,24 +28,40 @@ export function principalOf(req: FastifyRequest): Principal {
  * person's session opens /api/v1 by cookie: a bot token there is refused like an unknown one.
  */
 export const botAuth =
-  (deps: AppDeps) =>
-  async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  (deps: AppDeps): Step =>
+  (req, reply) => {
     const header = req.headers.authorization;
     const cookie = header === undefined || header === '' ? sessionCookieOf(req) : undefined;
     // PostgreSQL: the cache version read for the authentication serves the access check too
     // (Principal.pinned); on SQLite a read costs nothing.
     const pin = deps.domain.dialect === 'postgres';
     if (cookie === undefined) {
-      req.principal = await authenticate(deps.domain, deps.codec, bearerToken(header), pin);
+      // a cached bot is known at once: no promise (issue 29)
+      const principal = authenticate(deps.domain, deps.codec, bearerToken(header), pin);
+      if (principal instanceof Promise)
+        return principal.then((p) => {
+          req.principal = p;
+        });
+      req.principal = principal;
       return;
     }
-    if (!cookie.startsWith(SESSION_PREFIX)) throw unauthorized('Unknown or ended session');
-    const principal = await authenticate(deps.domain, deps.codec, cookie, pin);
-    requireSameSiteWrite(req, deps);
-    req.principal = principal;
-    req.authVia = 'cookie';
-    if (principal.session?.touched) setSessionCookie(reply, deps, cookie);
+    return byCookie(deps, req, reply, cookie, pin);
   };
+
+async function byCookie(
+  deps: AppDeps,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  cookie: string,
+  pin: boolean,
+): Promise<void> {
+  if (!cookie.startsWith(SESSION_PREFIX)) throw unauthorized('Unknown or ended session');
+  const principal = await authenticate(deps.domain, deps.codec, cookie, pin);
+  requireSameSiteWrite(req, deps);
+  req.principal = principal;
+  req.authVia = 'cookie';
+  if (principal.session?.touched) setSessionCookie(reply, deps, cookie);
+}
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
