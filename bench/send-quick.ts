@@ -15,7 +15,7 @@
  * and reports them per request of each round (session 20: a send made about 82, the floor's 4).
  *
  * BENCH_PROFILE_DIR=<dir> writes the Parley servers' CPU profiles there. The cases `sqlite-base`,
- * `sqlite-rich-base` and `pg-base` run a base for a before/after in the same interleaved rounds:
+ * `sqlite-rich-base`, `sqlite-me-base` and `pg-base` run a base for a before/after in the same interleaved rounds:
  * BENCH_BASE_SCRIPT=<an earlier build's packages/server/dist/parley.js> (issue 26: the search
  * index's cost) and/or BENCH_BASE_NODE_ARGS="<node flags added after the start script's>".
  */
@@ -192,6 +192,8 @@ const makers: Record<string, () => Promise<Target>> = {
   // Parley's request path with almost nothing behind it: authenticate, rate-limit bucket, one
   // cached row, answer — what any Parley API request costs before its own work.
   'sqlite-me': () => parley('GET /bot/me (SQLite)', false, false, false, false, true),
+  'sqlite-me-base': () =>
+    parley('GET /bot/me (SQLite, base build)', false, true, false, false, true),
   'sqlite-connected': () => parley('send (SQLite, 50 connected)', false, false, false, true),
   'sqlite-connected-base': () =>
     parley('send (SQLite, 50 connected, base build)', false, true, false, true),

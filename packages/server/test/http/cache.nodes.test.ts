@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { getBot } from '../../src/domain/bots/bots.service.js';
 import { FakeClock } from '../helpers/clock.js';
 import {
   createHarness,
@@ -106,6 +107,26 @@ dbDescribe('derived cache across two nodes on one database (issue 15)', () => {
     clock.advance(30 * DAY + 1);
     expectError(await b.people(w.owner.token).get('/users/@me'), 401, 'UNAUTHORIZED');
     w.owner.token = '';
+  });
+
+  it('GET /bot/me comes from memory on B, and a rename through A shows on B at once', async () => {
+    const me = () => b.as(w.bot.token).get('/bot/me');
+    const before = (await expectStatus(await me(), 200)).body as { name: string };
+    const loads = b.services.domain.cache.loads;
+    expect((await expectStatus(await me(), 200)).body).toEqual(before);
+    // the token, the bot's row and its view all from memory: nothing loaded, and the view is
+    // the cache's own (frozen) value — on SQLite answered without a promise (PostgreSQL's
+    // version check is a query)
+    const view = getBot(b.services.domain, w.bot.id);
+    if (dialect === 'sqlite') expect(view).not.toBeInstanceOf(Promise);
+    expect(Object.isFrozen(await view)).toBe(true);
+    expect(b.services.domain.cache.loads).toBe(loads);
+    await expectStatus(await a.admin.patch(`/bots/${w.bot.id}`, { name: 'renamed-on-a' }), 200);
+    const after = (await expectStatus(await me(), 200)).body as { name: string; botUser: unknown };
+    expect(after.name).toBe('renamed-on-a');
+    expect(after.botUser).toMatchObject({ name: 'renamed-on-a' });
+    await expectStatus(await a.admin.patch(`/bots/${w.bot.id}`, { name: before.name }), 200);
+    expect((await expectStatus(await me(), 200)).body).toEqual(before);
   });
 
   it('a bot token reset through A is refused by B at once (D8)', async () => {

@@ -16,7 +16,16 @@ export const MAX_BOTS_PER_OWNER = 3;
  */
 export const newWebhookSecret = (): string => 'whsec_' + randomBytes(24).toString('base64');
 
-export async function getBot(d: Domain, botId: number): Promise<Bot> {
+/**
+ * A bot as the API shows it. Read on every GET /bot/me (a bot's "is my token good" call) and every
+ * READY: kept in the derived cache, exact as its other values (a write to `bots` or `users` moves
+ * its version, domain/derived-cache.ts), so a steady caller costs no query.
+ */
+export function getBot(d: Domain, botId: number): Bot | Promise<Bot> {
+  return d.cache.get(`bot-view:${botId}`, () => loadBot(d, botId));
+}
+
+async function loadBot(d: Domain, botId: number): Promise<Bot> {
   const row = await d.db
     .selectFrom('bots as b')
     .innerJoin('users as u', 'u.id', 'b.user_id')
@@ -30,7 +39,7 @@ export async function getBot(d: Domain, botId: number): Promise<Bot> {
 /** GET /bot/me: a human session is authenticated but has no bot record (403). */
 export async function getMe(d: Domain, p: Principal): Promise<Bot> {
   if (p.botId === undefined) throw forbidden('This token belongs to a user, not a bot');
-  return getBot(d, p.botId);
+  return await getBot(d, p.botId);
 }
 
 /**
