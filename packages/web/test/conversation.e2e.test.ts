@@ -270,5 +270,38 @@ describe.skipIf(!chromiumAvailable())('the conversation in a real browser (issue
       .poll(() => who.textContent(), { timeout: TIMEOUT })
       .toMatch(/^:face_with_bags_under_eyes: (alice, bob|bob, alice)$/);
     await shot(page, '24-06-reaction-emoji-not-drawn');
+
+    // At a phone's width: the short-name chip and the mention list (with its avatars) stay on
+    // screen, and nothing scrolls sideways.
+    await page.setViewportSize({ width: 360, height: 740 });
+    try {
+      const onScreen = async (l: ReturnType<Page['locator']>) => {
+        const b = await l.boundingBox();
+        return b !== null && b.x >= 0 && b.x + b.width <= 360;
+      };
+      await tired.scrollIntoViewIfNeeded();
+      await expect.poll(() => onScreen(tired), { timeout: TIMEOUT }).toBe(true);
+      const sideways = () =>
+        page.evaluate<number>(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
+      expect(await sideways()).toBe(0);
+      await shot(page, '24-06b-reaction-emoji-not-drawn-phone');
+      const composer = page.getByRole('textbox', { name: 'Message #general' });
+      await composer.fill('');
+      await composer.pressSequentially('@bo');
+      const list = page.getByRole('listbox', { name: 'Mention suggestions' });
+      await list.waitFor({ timeout: TIMEOUT });
+      const first = list.getByRole('option').first();
+      expect(await first.textContent()).toContain('@bob');
+      expect(await first.locator('.avatar').isVisible()).toBe(true);
+      await expect.poll(() => onScreen(list), { timeout: TIMEOUT }).toBe(true);
+      expect(await sideways()).toBe(0);
+      await shot(page, '24-06c-mention-list-phone');
+      await page.keyboard.press('Escape');
+      await composer.fill('');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 });
