@@ -816,15 +816,23 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
     const ref = summarize(post.slice(0, 5).map((s) => s.rss)).p50;
     const postSummary = summarize(post.map((s) => s.rss));
     const postMin = post.reduce((m, s) => Math.min(m, s.rss), Number.POSITIVE_INFINITY);
-    // The retained heap from the last scrape before the window (or its first) to the window's end.
-    const heapBefore =
-      heap.filter((s) => s.t < cfg.warmupS).at(-1) ?? heap.find((s) => s.t < hostileAt);
-    const heapPost = heap.filter((s) => s.t >= cfg.warmupS && s.t < hostileAt);
-    const heapRef = heapBefore?.bytes ?? Number.NaN;
-    const heapMax = heapPost.reduce((m, s) => Math.max(m, s.bytes), heapRef);
-    const heapChanges = heapPost.filter(
-      (s, i) => s.bytes !== (heapPost[i - 1] ?? heapBefore)?.bytes,
-    ).length;
+    // The retained heap, one value per full collection seen (a scrape repeats the last one until
+    // the next). The value the first scrape finds was left by a collection during set-up, before
+    // any traffic: lower than under load by the requests in flight (38 against 41–43 MiB in the
+    // smoke), so it is no reference. The reference is the median of the warm-up's collections
+    // (or the window's first, when the warm-up saw none); the figure, the window's highest.
+    const collections = heap.filter(
+      (s, i) => s.t < hostileAt && i > 0 && s.bytes !== heap[i - 1]?.bytes,
+    );
+    const warmupValues = collections.filter((s) => s.t < cfg.warmupS).map((s) => s.bytes);
+    const windowValues = collections.filter((s) => s.t >= cfg.warmupS).map((s) => s.bytes);
+    const heapRef = warmupValues.length
+      ? summarize(warmupValues).p50
+      : (windowValues[0] ?? Number.NaN);
+    const heapMax = windowValues.reduce((m, v) => Math.max(m, v), heapRef);
+    // V8 may run no full collection in a short run's traffic at all (it let the heap grow from 38
+    // to 104 MiB once): then there is nothing to judge here, and the RSS bound above still holds.
+    const heapJudged = Number.isFinite(heapRef);
     const holdLimitMs = requestTimeoutMs + Math.max(5000, requestTimeoutMs / 2);
     const held = summarize(hostile.held.values());
     const hostileMaxHold = Math.max(held.count ? held.max : 0, hostileOldest);
@@ -949,12 +957,17 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
       },
       {
         id: 'heap_retained_ratio',
-        label: 'server heap retained after full collections, after warm-up: max / before',
-        value: round(heapMax / heapRef, 3),
+        label: 'server heap retained after full collections, after warm-up: max / reference',
+        value: heapJudged ? round(heapMax / heapRef, 3) : 1,
         unit: 'x',
-        basis:
-          `${round(heapMax / MiB, 1)} MiB ÷ ${round(heapRef / MiB, 1)} MiB ` +
-          `(parley_heap_retained_bytes every 2 s; ${heapChanges} full collections seen in the window)`,
+        basis: heapJudged
+          ? `${round(heapMax / MiB, 1)} MiB ÷ ${round(heapRef / MiB, 1)} MiB ` +
+            `(parley_heap_retained_bytes every 2 s; reference: ` +
+            (warmupValues.length
+              ? `median of the warm-up's ${warmupValues.length} full collections`
+              : `the window's first full collection (none in the warm-up)`) +
+            `; ${windowValues.length} in the window)`
+          : 'not judged: no full collection during the traffic before the hostile people',
         target: { op: '<=', value: 1.1 },
       },
       {
@@ -1112,6 +1125,7 @@ export async function runSoak(cfg: SoakConfig): Promise<SoakResult> {
       .filter((x) => x.ms > holdLimitMs)
       .map((x) => ({ kind: x.kind, t: round((x.at - t0) / 1000, 1), ms: Math.round(x.ms) }));
     details['rss'] = rss.map((s) => ({ t: round(s.t, 1), mib: round(s.rss / MiB, 1) }));
+    details['heapRetained'] = heap.map((s) => ({ t: round(s.t, 1), mib: round(s.bytes / MiB, 1) }));
     details['healthyByKind'] = Object.fromEntries(
       Object.entries(healthy.byKind).map(([k, v]) => [k, summarize(v)]),
     );
