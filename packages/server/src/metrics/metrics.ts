@@ -22,7 +22,7 @@ client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision:
  * on to. RSS and the heap's size rise and fall with the collector (a sawtooth of ±20 % under load,
  * bench/README "soak"), so a leak shows here first and plainly — this figure rises and stays up.
  * 0 until the first full collection. Read when the collection's performance entry is delivered,
- * a moment after it ends: what was allocated in between counts too (under 1 MiB under load).
+ * a moment after it ends: what was allocated in between counts too.
  */
 let heapAfterFullGc = 0;
 new PerformanceObserver((list) => {
