@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { isPostgres, rawQuery, tuples } from '../storage/raw-sql.js';
+import { flatRows, isPostgres, rawQuery, tuples } from '../storage/raw-sql.js';
 
 /**
  * The event log (issue 15): every event once, with its recipient bots, in one commit-ordered
@@ -127,7 +127,9 @@ export async function appendEvents(
     audience: string | null;
   }>,
 ): Promise<LogKey[]> {
-  const params = events.flatMap((e) => [e.type, e.data, e.recipientSet, e.now, e.audience]);
+  const params = flatRows(events, (e, out) => {
+    out.push(e.type, e.data, e.recipientSet, e.now, e.audience);
+  });
   const insert =
     'insert into "event_log" ("xid", "type", "data", "recipients", "created_at", "audience") ';
   if (!isPostgres(trx)) {

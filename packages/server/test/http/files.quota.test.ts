@@ -80,6 +80,22 @@ dbDescribe('upload quota (D24)', () => {
       await h.as(w.human.token).post(`/channels/${w.channelId}/messages`, { content: 'me' });
       expect((await h.as(w.bot.token).get('/files/quota')).body.dailyLimit).toBe(q2.dailyLimit);
     });
+
+    it('sends of several authors committed together each count for their own author (issue 29: one row per author)', async () => {
+      const limit = async (token: string) =>
+        (await h.as(token).get('/files/quota')).body.dailyLimit as number;
+      const [bot0, human0] = [await limit(w.bot.token), await limit(w.human.token)];
+      // Interleaved and concurrent: they arrive in one turn of the loop and share a group commit.
+      const authors = [w.bot, w.human, w.bot, w.bot, w.human, w.bot, w.human, w.bot];
+      const sent = await Promise.all(
+        authors.map((a, i) =>
+          h.as(a.token).post(`/channels/${w.channelId}/messages`, { content: `m${i}` }),
+        ),
+      );
+      for (const r of sent) expect(r.status).toBe(200);
+      expect(await limit(w.bot.token)).toBe(bot0 + 5 * 10_485_760);
+      expect(await limit(w.human.token)).toBe(human0 + 3 * 10_485_760);
+    });
   });
 
   describe('small limits and a fake clock', () => {

@@ -130,27 +130,38 @@ export function countMessageForQuota(
   return countMessages(trx, [{ userId, day }]);
 }
 
+const byUserAndDay = (a: { userId: number; day: number }, b: { userId: number; day: number }) =>
+  a.userId - b.userId || a.day - b.day;
+
 /** Fixed SQL: runs with every message (storage/raw-sql.ts). */
 async function countMessages(
   trx: Db,
   sends: ReadonlyArray<{ userId: number; day: number }>,
 ): Promise<void> {
   // One row per author and day (a statement may not touch a row twice), in key order: two
-  // groups committing at once then lock the rows they share in the same order.
-  const per = new Map<string, { userId: number; day: number; n: number }>();
-  for (const s of sends) {
-    const k = `${s.userId}:${s.day}`;
-    const had = per.get(k);
-    if (had) had.n++;
-    else per.set(k, { ...s, n: 1 });
+  // groups committing at once then lock the rows they share in the same order. Sorted, then
+  // counted in runs: no key strings or row objects per send (issue 29: this ran on every send's
+  // group and cost more than its statement, bench/README.md).
+  const sorted = sends.length > 1 ? [...sends].sort(byUserAndDay) : sends;
+  const params: number[] = [];
+  for (let i = 0; i < sorted.length;) {
+    const s = sorted[i] as { userId: number; day: number };
+    let n = 1;
+    for (
+      let next = sorted[i + n];
+      next?.userId === s.userId && next.day === s.day;
+      next = sorted[i + n]
+    )
+      n++;
+    params.push(s.userId, s.day, n);
+    i += n;
   }
-  const rows = [...per.values()].sort((a, b) => a.userId - b.userId || a.day - b.day);
   await rawQuery(
     trx,
     'insert into "upload_usage_daily" ("user_id", "day", "bytes_used", "messages_sent") ' +
-      `values ${tuples(rows.length, '(?, ?, 0, ?)')} on conflict ("user_id", "day") do update set ` +
+      `values ${tuples(params.length / 3, '(?, ?, 0, ?)')} on conflict ("user_id", "day") do update set ` +
       '"messages_sent" = "upload_usage_daily"."messages_sent" + "excluded"."messages_sent"',
-    rows.flatMap((r) => [r.userId, r.day, r.n]),
+    params,
   );
 }
 

@@ -19,7 +19,7 @@ import type { RecordedEvent } from '../events/recorder.js';
 import { requireGuildChannel, type GuildChannel } from '../permissions/access.service.js';
 import { has } from '../permissions/permissions.js';
 import { messageView, type MessageRow } from '../views.js';
-import { rawQuery, tuples } from '../../storage/raw-sql.js';
+import { flatRows, rawQuery, tuples } from '../../storage/raw-sql.js';
 import { foldAtGroupEnd } from '../../storage/group-commit.js';
 import { isForeignKeyViolation, type Db } from '../../storage/db.js';
 import { readExtra, storeExtra, storedExtra, type MessageExtra } from './extra.js';
@@ -273,7 +273,13 @@ function insertMessage(trx: Db, values: MessageValues): void | Promise<void> {
     trx,
     'messages',
     values,
-    (run, rows) => run(MESSAGE_INSERT + tuples(rows.length, MESSAGE_TUPLE), rows.flat()),
+    (run, rows) =>
+      run(
+        MESSAGE_INSERT + tuples(rows.length, MESSAGE_TUPLE),
+        flatRows(rows, (r, out) => {
+          for (const v of r) out.push(v);
+        }),
+      ),
     { gather: true },
   );
   if (!folded) return rawQuery(trx, MESSAGE_INSERT + MESSAGE_TUPLE, values).then(() => undefined);
