@@ -29,7 +29,7 @@ import { HttpClient } from './lib/http-client.js';
 import { runLoad } from './lib/load.js';
 import { buildWorld, Operator } from './lib/operator.js';
 import { startParley, type ParleyServer } from './lib/parley-server.js';
-import { cpuMs, settled } from './lib/rss.js';
+import { cpuSplitMs, settled } from './lib/rss.js';
 
 const connections = Number(process.argv[2] ?? 50);
 const seconds = Number(process.argv[3] ?? 3);
@@ -243,16 +243,19 @@ try {
       const closeReaders = await t.readers?.();
       let res: Awaited<ReturnType<typeof load>>;
       let cpu: number;
+      let sys: number;
       let own: number;
       let promisesPerRequest: number | undefined;
       const frames0 = frames;
       try {
         await load(1);
         const promises0 = countPromises ? await promisesOf(t.pid) : 0;
-        const cpu0 = cpuMs(t.pid);
+        const cpu0 = cpuSplitMs(t.pid);
         const own0 = process.cpuUsage();
         res = await load(seconds);
-        cpu = (cpuMs(t.pid) - cpu0) / Math.max(1, res.ok);
+        const cpu1 = cpuSplitMs(t.pid);
+        sys = (cpu1.system - cpu0.system) / Math.max(1, res.ok);
+        cpu = (cpu1.user - cpu0.user) / Math.max(1, res.ok) + sys;
         if (countPromises)
           promisesPerRequest = ((await promisesOf(t.pid)) - promises0) / Math.max(1, res.ok);
         const used = process.cpuUsage(own0);
@@ -266,7 +269,7 @@ try {
       const made =
         promisesPerRequest === undefined ? '' : `, ${promisesPerRequest.toFixed(1)} promises/req`;
       console.log(
-        `round ${r + 1} ${t.name} @${connections}: ${Math.round(res.reqPerSec)} req/s, ${cpu.toFixed(3)} ms CPU/req, bench ${own.toFixed(3)} ms/req${read}${made}, errors ${res.non2xx + res.errors}`,
+        `round ${r + 1} ${t.name} @${connections}: ${Math.round(res.reqPerSec)} req/s, ${cpu.toFixed(3)} ms CPU/req (system ${sys.toFixed(3)}), bench ${own.toFixed(3)} ms/req${read}${made}, errors ${res.non2xx + res.errors}`,
       );
     }
   }

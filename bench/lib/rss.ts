@@ -39,6 +39,15 @@ let ticksPerSecond: number | undefined;
  * server down but do not make it spend more CPU per request.
  */
 export function cpuMs(pid: number): number {
+  const { user, system } = cpuSplitMs(pid);
+  return user + system;
+}
+
+/**
+ * cpuMs, user and system apart. On loopback a write's system time includes the receiver's TCP
+ * path (the kernel delivers in the writer's context), so how responses are batched moves it.
+ */
+export function cpuSplitMs(pid: number): { user: number; system: number } {
   if (ticksPerSecond === undefined) {
     try {
       ticksPerSecond =
@@ -50,8 +59,9 @@ export function cpuMs(pid: number): number {
   // The command name may contain spaces: fields are counted after its closing parenthesis.
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
-  return (ticks * 1000) / ticksPerSecond;
+  // utime, stime (fields 14, 15)
+  const ms = (ticks: string | undefined) => (Number(ticks) * 1000) / (ticksPerSecond ?? 100);
+  return { user: ms(fields[11]), system: ms(fields[12]) };
 }
 
 /** Open file descriptors of a process (sockets, files, pipes), from /proc/<pid>/fd. */

@@ -95,13 +95,17 @@ export class GroupCommit {
               state.disarm();
               // Undo this member's writes only (if it ran any); if even that fails, the whole
               // group rolls back.
-              if (state.taken) await trx.executeQuery(ROLLBACK_TO);
+              if (state.taken) {
+                await trx.executeQuery(ROLLBACK_TO);
+                state.release(RELEASE);
+              }
               // ...and the rows it queued for the group's end (batchAtGroupEnd) with them.
               dropMember(state, index);
               job.reject(err);
               continue;
             }
             state.disarm();
+            if (state.taken) state.release(RELEASE);
             succeeded.push({ job, value, member: index });
           }
           // PostgreSQL, no member ran a statement of its own: the group's rows in one statement
@@ -184,6 +188,14 @@ interface GroupState {
   before: (sql: string) => void | Promise<void>;
   /** take the member's savepoint now and write the row it folded, inside it */
   take: () => void | Promise<void>;
+  /**
+   * SQLite: close a savepoint whose work is done (kept, or rolled back to). While any savepoint
+   * is open SQLite copies every page the transaction then changes into its statement journal —
+   * for the group's end, its whole event log, index and count writes, spilled to a temporary
+   * file once past 64 KiB (issue 29: a fifth of a send's SQLite time @50, bench/README.md).
+   * PostgreSQL: nothing (a round trip; an open savepoint costs it nothing per row).
+   */
+  release: (sql: string) => void;
 }
 
 /** Runs one statement (written with `?`) on the group's connection: SQLite at once, PostgreSQL
@@ -236,6 +248,9 @@ async function groupState(db: Db, trx: Db): Promise<GroupState> {
         return raw(text, params);
       }),
     run,
+    release: (sql) => {
+      if (raw) raw(sql, []);
+    },
     lazy: hooked !== undefined,
     due: false,
     taken: false,
@@ -307,9 +322,11 @@ async function writeFolds(
         state.run,
         rows.map((r) => r.row),
       );
+      state.release(FOLD_RELEASE);
       continue;
     } catch {
       await state.run(FOLD_ROLLBACK_TO, []);
+      state.release(FOLD_RELEASE);
     }
     for (const r of rows) {
       await state.run(FOLD_SAVEPOINT, []);
@@ -319,6 +336,7 @@ async function writeFolds(
         await state.run(FOLD_ROLLBACK_TO, []);
         fail(r.member, err);
       }
+      state.release(FOLD_RELEASE);
     }
   }
   state.folds.clear();
@@ -530,7 +548,9 @@ export function batchAtGroupEnd<R>(
 
 const SAVEPOINT = CompiledQuery.raw('savepoint grp');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grp');
+const RELEASE = 'release savepoint grp';
 const FOLD_SAVEPOINT = 'savepoint grp_fold';
+const FOLD_RELEASE = 'release savepoint grp_fold';
 /** a statement that only reads (anything else counts as a write) */
 const READ = /^\s*select\s/i;
 const FOLD_ROLLBACK_TO = 'rollback to savepoint grp_fold';
