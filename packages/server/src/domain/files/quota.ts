@@ -140,8 +140,8 @@ async function countMessages(
 ): Promise<void> {
   // One row per author and day (a statement may not touch a row twice), in key order: two
   // groups committing at once then lock the rows they share in the same order. Sorted, then
-  // counted in runs: no key strings or row objects per send (issue 29: this ran on every send's
-  // group and cost more than its statement, bench/README.md).
+  // counted in runs: no key string, row copy or flatMap per send (issue 29, bench/README.md
+  // "session 22").
   const sorted = sends.length > 1 ? [...sends].sort(byUserAndDay) : sends;
   const params: number[] = [];
   for (let i = 0; i < sorted.length;) {
