@@ -1,6 +1,7 @@
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import client from 'prom-client';
+import { HttpSeries } from './http-series.js';
 
 /**
  * D53: the server's Prometheus series, in one place. Transports and workers report through the
@@ -41,19 +42,19 @@ new client.Gauge({
   },
 });
 
-const httpRequests = new client.Counter({
-  name: 'parley_http_requests_total',
-  help: 'HTTP requests answered, by method, route template and status',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers: [registry],
-});
-const httpDuration = new client.Histogram({
-  name: 'parley_http_request_duration_seconds',
-  help: 'HTTP request durations, by method, route template and status',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-  registers: [registry],
-});
+// D53: counted in plain numbers, rendered at scrape (metrics/http-series.ts: issue 29).
+const http = new HttpSeries([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]);
+for (const family of [
+  http.counter(
+    'parley_http_requests_total',
+    'HTTP requests answered, by method, route template and status',
+  ),
+  http.histogram(
+    'parley_http_request_duration_seconds',
+    'HTTP request durations, by method, route template and status',
+  ),
+])
+  registry.registerMetric(family as unknown as client.Metric);
 const connections = new client.Gauge({
   name: 'parley_gateway_connections',
   help: 'Open gateway connections on this node, by kind (bot, person)',
@@ -169,9 +170,7 @@ for (const kind of ['bot', 'person'] as const) {
 const open = { bot: 0, person: 0 };
 
 export function httpRequest(method: string, route: string, status: number, ms: number): void {
-  const labels = { method, route, status: String(status) };
-  httpRequests.inc(labels);
-  httpDuration.observe(labels, ms / 1000);
+  http.observe(method, route, status, ms / 1000);
 }
 
 export function connectionOpened(kind: ConnectionKind): void {
