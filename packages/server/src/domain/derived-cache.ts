@@ -70,8 +70,11 @@ export class DerivedCache {
     // SQLite answers at once; PostgreSQL's read is a query (awaited only then).
     if (pinned === undefined) this.reads++;
     const read = pinned ?? version.read();
-    if (typeof read === 'number' && read === this.at && this.values.has(key))
-      return this.values.get(key) as T;
+    if (typeof read === 'number' && read === this.at) {
+      // one lookup for a value that is there (a stored `undefined` — no such row — needs two)
+      const value = this.values.get(key);
+      if (value !== undefined || this.values.has(key)) return value as T;
+    }
     return this.miss(key, load, pinned, version, read);
   }
 

@@ -72,10 +72,13 @@ export class CommitHooks {
       new Proxy(builder, {
         get: (target, prop) => {
           if (prop === 'execute')
-            return async <T>(cb: (trx: Db) => Promise<T>): Promise<T> => {
+            return <T>(cb: (trx: Db) => Promise<T>): Promise<T> => {
               const queue: Array<() => void> = [];
-              const result = group
-                ? await group.run(async (shared) => {
+              // In a group the queue runs as the group resolves this member: the promise is the
+              // group's own, no async wrapper around it (issue 29).
+              if (group)
+                return group.run(
+                  async (shared) => {
                     const own = bound(shared);
                     this.queues.set(own, queue);
                     this.lastly.set(own, []);
@@ -83,17 +86,10 @@ export class CommitHooks {
                     const finished = this.finish(own);
                     if (finished) await finished;
                     return out;
-                  })
-                : await target.execute(async (trx) => {
-                    this.queues.set(trx, queue);
-                    this.lastly.set(trx, []);
-                    const out = await cb(trx);
-                    const finished = this.finish(trx);
-                    if (finished) await finished;
-                    return out;
-                  });
-              this.run(queue);
-              return result;
+                  },
+                  () => this.run(queue),
+                );
+              return this.alone(target, cb, queue);
             };
           const value: unknown = Reflect.get(target, prop, target);
           if (typeof value !== 'function') return value;
@@ -114,6 +110,24 @@ export class CommitHooks {
     });
   }
 
+  /** A transaction of its own (no group commit): the queue runs once it has committed. */
+  private async alone<T>(
+    builder: TransactionBuilder<Database>,
+    cb: (trx: Db) => Promise<T>,
+    queue: Array<() => void>,
+  ): Promise<T> {
+    const result = await builder.execute(async (trx) => {
+      this.queues.set(trx, queue);
+      this.lastly.set(trx, []);
+      const out = await cb(trx);
+      const finished = this.finish(trx);
+      if (finished) await finished;
+      return out;
+    });
+    this.run(queue);
+    return result;
+  }
+
   private run(queue: ReadonlyArray<() => void>): void {
     for (const fn of queue) {
       try {
@@ -125,11 +139,24 @@ export class CommitHooks {
   }
 }
 
-/** Kysely keeps its state in #private fields: methods must run on the real instance. */
+/**
+ * Kysely keeps its state in #private fields: methods must run on the real instance. Bound once
+ * per instance and method (issue 29: a send asks its transaction's handle for `getExecutor` five
+ * times and `isTransaction` twice; a bind each was garbage each time).
+ */
 function forward(target: Db, prop: string | symbol): unknown {
   const value: unknown = Reflect.get(target, prop, target);
-  return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+  if (typeof value !== 'function') return value;
+  let methods = boundMethods.get(target);
+  if (methods === undefined) boundMethods.set(target, (methods = new Map()));
+  let fn = methods.get(prop);
+  if (fn === undefined || fn.of !== value) {
+    fn = { of: value, bound: (value as () => unknown).bind(target) };
+    methods.set(prop, fn);
+  }
+  return fn.bound;
 }
+const boundMethods = new WeakMap<object, Map<string | symbol, { of: unknown; bound: unknown }>>();
 
 /** A distinct handle on the same transaction (an identity for its after-commit queue). */
 const bound = (trx: Db): Db => new Proxy(trx, { get: forward });

@@ -85,5 +85,13 @@ export function lazyChildLogger(
   bindings: Bindings,
   opts: ChildLoggerOptions,
 ): FastifyBaseLogger {
-  return isPino(logger) ? new LazyChild(logger, bindings, opts) : logger.child(bindings, opts);
+  // one parent for every request: asked once (issue 29: every request asked again)
+  if (logger !== checked.logger) checked = { logger, pino: isPino(logger) };
+  return checked.pino
+    ? new LazyChild(logger as PinoLike, bindings, opts)
+    : logger.child(bindings, opts);
 }
+let checked: { logger: FastifyBaseLogger | undefined; pino: boolean } = {
+  logger: undefined,
+  pino: false,
+};

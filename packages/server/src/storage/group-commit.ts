@@ -45,9 +45,23 @@ export class GroupCommit {
     },
   ) {}
 
-  run<T>(cb: (trx: Db) => Promise<T>): Promise<T> {
+  /**
+   * `committed`: called once the group has committed, just before this member's promise resolves
+   * (never when it fails) — the caller's after-commit work without an async wrapper of its own
+   * (issue 29: a promise less per send).
+   */
+  run<T>(cb: (trx: Db) => Promise<T>, committed?: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ cb, resolve: resolve as (v: unknown) => void, reject });
+      this.pending.push({
+        cb,
+        resolve: (committed
+          ? (v: T) => {
+              committed();
+              resolve(v);
+            }
+          : resolve) as (v: unknown) => void,
+        reject,
+      });
       this.schedule();
     });
   }

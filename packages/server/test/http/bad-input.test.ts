@@ -143,6 +143,14 @@ function contentCases(what: string, method: Method, url: string, withMsgType: bo
       code: V,
       field: 'content',
     }),
+    // the escape in upper case, a lone low half, after an escaped backslash (json-body.ts
+    // looks for `\u` in the text before it walks the value)
+    c('content with a lone low surrogate, upper-case escape → 400', {
+      raw: '{"content":"C:\\\\x \\uDC00"}',
+      status: 400,
+      code: V,
+      field: 'content',
+    }),
     c('body a JSON array → 400', { body: [{ content: 'hi' }], status: 400, code: V }),
     c('body a JSON string → 400', { body: 'hi', status: 400, code: V }),
     c('body JSON null → 400', { raw: 'null', status: 400, code: V }),

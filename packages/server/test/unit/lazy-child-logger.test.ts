@@ -85,3 +85,26 @@ describe('lazy request loggers', () => {
     await off.close();
   });
 });
+
+// The factory remembers whether its last parent was pino (one parent per server): a different
+// parent — another app in the same process, pino or not — is asked again.
+describe('lazy request loggers: the parent changes', () => {
+  it('a pino parent gets a lazy child, any other parent its own child, in any order', () => {
+    const made: unknown[] = [];
+    const plain = {
+      child: (b: unknown) => {
+        made.push(b);
+        return plain;
+      },
+    } as unknown as Parameters<typeof lazyChildLogger>[0];
+    const p = pino({ level: 'warn' });
+    const lazy = lazyChildLogger(p, { reqId: 'a' }, {});
+    expect(lazy).not.toBe(p);
+    expect(lazy.constructor.name).toBe('LazyChild');
+    expect(lazyChildLogger(plain, { reqId: 'b' }, {})).toBe(plain);
+    expect(made).toEqual([{ reqId: 'b' }]);
+    expect(lazyChildLogger(p, { reqId: 'c' }, {}).constructor.name).toBe('LazyChild');
+    expect(lazyChildLogger(plain, { reqId: 'd' }, {})).toBe(plain);
+    expect(made).toEqual([{ reqId: 'b' }, { reqId: 'd' }]);
+  });
+});

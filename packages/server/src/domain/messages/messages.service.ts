@@ -176,9 +176,8 @@ async function send(
   let row!: MessageRow;
   let message!: Message;
   // D36: the message and its event commit together or not at all.
-  await d.db
-    .transaction()
-    .execute(async (trx) => {
+  try {
+    await d.db.transaction().execute(async (trx) => {
       if (reads && !readFirst) referenced = await rich(trx);
       if (inside) {
         const reading = addressedIn(trx);
@@ -233,12 +232,12 @@ async function send(
         pinned: p.pinned,
         answer: true,
       });
-    })
-    .catch((err: unknown) => {
-      // The channel was deleted after the access check (D49), in this send's group commit or
-      // just before it: the message row's foreign key says so. 404 as if it had been gone.
-      throw isForeignKeyViolation(err) ? notFound('channel') : err;
     });
+  } catch (err) {
+    // The channel was deleted after the access check (D49), in this send's group commit or
+    // just before it: the message row's foreign key says so. 404 as if it had been gone.
+    throw isForeignKeyViolation(err) ? notFound('channel') : err;
+  }
   // D71: a person's links get previews, fetched after the answer (never for bots' messages).
   if (!p.isBot && body.suppressEmbeds !== true && content !== '')
     d.previews?.schedule({ ...row, scope: t.scope });
@@ -426,10 +425,13 @@ async function remove(d: Domain, p: Principal, t: Target, messageId: number): Pr
 // D12: sending needs SEND_MESSAGES (D57: and ATTACH_FILES for msgType 1–3; D58: not timed
 // out); listing needs READ_MESSAGE_HISTORY; VIEW_CHANNEL always.
 export const guildMessages = {
-  send: async (d: Domain, p: Principal, channelId: number, body: SendInput) => {
+  // Not async: a known target goes straight on to the send's own promise (issue 29). An access
+  // check that fails at once throws here; callers await inside async handlers, where a throw
+  // and a rejection are one.
+  send: (d: Domain, p: Principal, channelId: number, body: SendInput): Promise<Message> => {
     // D58: a timed-out member may not send
     const t = guildTarget(d, p, channelId, Permission.SEND_MESSAGES, { speaking: true });
-    return send(d, p, t instanceof Promise ? await t : t, body);
+    return t instanceof Promise ? t.then((x) => send(d, p, x, body)) : send(d, p, t, body);
   },
   list: async (d: Domain, p: Principal, channelId: number, q: PageQuery) =>
     list(d, p, await guildTarget(d, p, channelId, Permission.READ_MESSAGE_HISTORY), q),

@@ -32,7 +32,9 @@ export function installJsonParser(app: FastifyInstance): void {
           undefined,
         );
       }
-      const bad = unstorableString(value);
+      // Only a \u escape (or text that is not well-formed itself) can spell such a string: the
+      // walk over the value is for bodies that have one (issue 29: every send paid for it).
+      const bad = text.includes('\\u') || !isWellFormed(text) ? unstorableString(value) : undefined;
       if (bad !== undefined)
         return done(
           new AppError('VALIDATION_ERROR', `${bad} ${UNSTORABLE}`, {
@@ -49,6 +51,9 @@ const UNSTORABLE = 'must be valid Unicode text without U+0000 or unpaired surrog
 // A surrogate that is not half of a pair.
 const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const unstorable = (s: string): boolean => s.includes('\0') || UNPAIRED.test(s);
+/** ES2024's String.prototype.isWellFormed (Node 20 has it; the ES2023 types do not). */
+const isWellFormed = (s: string): boolean =>
+  (s as string & { isWellFormed(): boolean }).isWellFormed();
 
 /**
  * D6/D17: JSON escapes can spell strings that no store keeps as sent — PostgreSQL refuses U+0000

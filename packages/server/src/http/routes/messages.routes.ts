@@ -45,7 +45,10 @@ export const messageRoutes: ApiPlugin = async (app, { deps }) => {
       },
       // the message's JSON text as its event recorded it (http/answer.ts)
       async (req, reply) =>
-        answerWith(reply, ops.send(d, principalOf(req), Number(req.params.channelId), req.body)),
+        answerWith(
+          reply,
+          await ops.send(d, principalOf(req), Number(req.params.channelId), req.body),
+        ),
     );
 
     app.get(
