@@ -78,15 +78,7 @@ export class CommitHooks {
               // group's own, no async wrapper around it (issue 29).
               if (group)
                 return group.run(
-                  async (shared) => {
-                    const own = bound(shared);
-                    this.queues.set(own, queue);
-                    this.lastly.set(own, []);
-                    const out = await cb(own);
-                    const finished = this.finish(own);
-                    if (finished) await finished;
-                    return out;
-                  },
+                  (shared) => this.inside(bound(shared), cb, queue),
                   () => this.run(queue),
                 );
               return this.alone(target, cb, queue);
@@ -116,16 +108,24 @@ export class CommitHooks {
     cb: (trx: Db) => Promise<T>,
     queue: Array<() => void>,
   ): Promise<T> {
-    const result = await builder.execute(async (trx) => {
-      this.queues.set(trx, queue);
-      this.lastly.set(trx, []);
-      const out = await cb(trx);
-      const finished = this.finish(trx);
-      if (finished) await finished;
-      return out;
-    });
+    const result = await builder.execute((trx) => this.inside(trx, cb, queue));
     this.run(queue);
     return result;
+  }
+
+  /** `cb` on its handle `trx`, its after-commit `queue` kept; the work queued for before COMMIT
+   * runs once `cb` is done. */
+  private async inside<T>(
+    trx: Db,
+    cb: (trx: Db) => Promise<T>,
+    queue: Array<() => void>,
+  ): Promise<T> {
+    this.queues.set(trx, queue);
+    this.lastly.set(trx, []);
+    const out = await cb(trx);
+    const finished = this.finish(trx);
+    if (finished) await finished;
+    return out;
   }
 
   private run(queue: ReadonlyArray<() => void>): void {
