@@ -4,6 +4,9 @@ import { HookedConnection } from './hooked-driver.js';
 import { dollars, isPostgres } from './raw-sql.js';
 import { directFor, type DirectRun } from './sqlite-direct.js';
 
+/** the most turns of the loop a group waits for members (GroupCommit `schedule`) */
+const GATHER_TURNS = 3;
+
 /**
  * Group commit (issue 29: on PostgreSQL too). Transactions that arrive while the event loop is
  * busy are run one after another inside ONE database transaction, each in its own savepoint, and
@@ -69,8 +72,24 @@ export class GroupCommit {
   private schedule(): void {
     if (this.scheduled || this.running || this.inFlight >= (this.opts.maxInFlight ?? 1)) return;
     this.scheduled = true;
-    // The next turn of the loop: requests that arrived in this one join the group.
-    setImmediate(() => void this.flush());
+    // The next turn of the loop: requests that arrived in this one join the group. While each
+    // turn brings more (a busy server: its clients' next requests arriving as it answers), the
+    // group waits for the next one too, up to GATHER_TURNS turns: its BEGIN, COMMIT and search
+    // index segment (D67) are then shared by more members (issue 29, bench/README.md "session
+    // 24"). A transaction that came alone still starts on the next turn.
+    let seen = this.pending.length;
+    let turns = 1;
+    const next = (): void => {
+      const n = this.pending.length;
+      if (n > seen && n < this.opts.maxGroup && turns < GATHER_TURNS) {
+        seen = n;
+        turns++;
+        setImmediate(next);
+        return;
+      }
+      void this.flush();
+    };
+    setImmediate(next);
   }
 
   private async flush(): Promise<void> {

@@ -141,6 +141,48 @@ describe.each(['sqlite' as const, 'postgres' as const])('group commit (%s)', (di
   );
 
   it.skipIf(pgDb && !pgOk)(
+    'while each turn of the loop brings members, the group waits for the next turn too (session 24)',
+    async () => {
+      const [a, b, c] = [nextId++, nextId++, nextId++];
+      const run = (id: number) =>
+        db.transaction().execute(async (trx) => {
+          await addEvent(trx, id);
+          // what another connection sees now: nothing of the group is committed while it runs
+          return stored([a, b, c]);
+        });
+      // a and b arrive in one turn; c in the next, as a busy server's next request does
+      const first = [run(a), run(b)];
+      const late = new Promise<number[]>((resolve) => setImmediate(() => resolve(run(c))));
+      const seen = await Promise.all([...first, late]);
+      // one group: c ran before a and b were committed (alone, it would have found them)
+      expect(seen).toEqual([[], [], []]);
+      expect(await stored([a, b, c])).toEqual([a, b, c]);
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
+    'a transaction that comes alone starts on the next turn of the loop, without waiting for more',
+    async () => {
+      const id = nextId++;
+      const marks: string[] = [];
+      const done = db.transaction().execute(async (trx) => {
+        marks.push('member');
+        await addEvent(trx, id);
+      });
+      setImmediate(() => {
+        marks.push('next turn');
+        setImmediate(() => marks.push('turn after'));
+      });
+      await done;
+      await new Promise((r) => setImmediate(() => setImmediate(r)));
+      // the group started in the first turn after it (its callback before the marker queued
+      // after it), not one turn later
+      expect(marks.slice(0, 2)).toEqual(['member', 'next turn']);
+      expect(await stored([id])).toEqual([id]);
+    },
+  );
+
+  it.skipIf(pgDb && !pgOk)(
     'atGroupEnd (issue 26): work queued by members runs once, after the last member, before COMMIT',
     async () => {
       const [a, b, c] = [nextId++, nextId++, nextId++];
