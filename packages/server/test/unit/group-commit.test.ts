@@ -165,6 +165,8 @@ describe.each(['sqlite' as const, 'postgres' as const])('group commit (%s)', (di
     async () => {
       const id = nextId++;
       const marks: string[] = [];
+      // PostgreSQL: a pooled connection is idle (a new one would take turns of the loop to open)
+      await db.transaction().execute(async () => {});
       const done = db.transaction().execute(async (trx) => {
         marks.push('member');
         await addEvent(trx, id);
